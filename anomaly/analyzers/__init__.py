@@ -1,0 +1,65 @@
+"""Analyzers: declarative metric definitions with mergeable states (seed 000, Table I)."""
+
+from anomaly.analyzers.approx_count_distinct import ApproxCountDistinct
+from anomaly.analyzers.approx_quantile import ApproxQuantile, ApproxQuantiles
+from anomaly.analyzers.base import Analyzer, ScanShareableAnalyzer
+from anomaly.analyzers.completeness import Completeness
+from anomaly.analyzers.compliance import Compliance
+from anomaly.analyzers.correlation import Correlation, CorrelationState
+from anomaly.analyzers.count_distinct import CountDistinct
+from anomaly.analyzers.data_type import DataType, DataTypeState
+from anomaly.analyzers.distinctness import Distinctness
+from anomaly.analyzers.entropy import Entropy
+from anomaly.analyzers.extremes import Maximum, MaxState, Minimum, MinState
+from anomaly.analyzers.frequency import FrequencyAnalyzer, FrequencyState
+from anomaly.analyzers.histogram import Histogram
+from anomaly.analyzers.mean import Mean, MeanState
+from anomaly.analyzers.mutual_information import MutualInformation
+from anomaly.analyzers.pattern_match import PatternMatch
+from anomaly.analyzers.size import Size
+from anomaly.analyzers.sketch_state import HllState, KllState
+from anomaly.analyzers.standard_deviation import MomentsState, StandardDeviation
+from anomaly.analyzers.state import CountState, MatchesState, State, state_from_bytes
+from anomaly.analyzers.sum import Sum
+from anomaly.analyzers.unique_value_ratio import UniqueValueRatio
+from anomaly.analyzers.uniqueness import Uniqueness
+
+__all__ = [
+    "Analyzer",
+    "ApproxCountDistinct",
+    "ApproxQuantile",
+    "ApproxQuantiles",
+    "Completeness",
+    "Compliance",
+    "Correlation",
+    "CorrelationState",
+    "CountDistinct",
+    "CountState",
+    "DataType",
+    "DataTypeState",
+    "Distinctness",
+    "Entropy",
+    "FrequencyAnalyzer",
+    "FrequencyState",
+    "Histogram",
+    "HllState",
+    "KllState",
+    "MatchesState",
+    "MaxState",
+    "Maximum",
+    "Mean",
+    "MeanState",
+    "MinState",
+    "Minimum",
+    "MomentsState",
+    "MutualInformation",
+    "PatternMatch",
+    "ScanShareableAnalyzer",
+    "Size",
+    "StandardDeviation",
+    "State",
+    "Sum",
+    "UniqueValueRatio",
+    "Uniqueness",
+    "state_from_bytes",
+]

@@ -1,0 +1,162 @@
+"""Analyzer base classes: identity (metric id), preconditions, state -> metric (seed 000 §III)."""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from anomaly.analyzers.state import State
+from anomaly.errors import MetricComputationError
+from anomaly.metrics import Metric, MetricValue
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import StructType
+
+S = TypeVar("S", bound=State)
+
+INTEGRAL_TYPES = ("tinyint", "smallint", "int", "bigint")
+NUMERIC_TYPES = (*INTEGRAL_TYPES, "float", "double")
+
+
+def is_numeric(kind: str) -> bool:
+    """Whether a Spark simple type name is numeric."""
+    return kind in NUMERIC_TYPES or kind.startswith("decimal")
+
+
+class Analyzer(ABC, Generic[S]):
+    """A declarative description of one metric; subclasses are frozen dataclasses.
+
+    Equal analyzers have equal `metric_id` s in every process: the id is built from fields only.
+    """
+
+    metric_name: ClassVar[str]
+    where: str | None
+
+    @property
+    @abstractmethod
+    def columns(self) -> tuple[str, ...]:
+        """Columns the analyzer reads (empty for dataset-level metrics)."""
+
+    @property
+    def entity(self) -> str:
+        """``Dataset``, ``Column`` or ``Multicolumn``, as Deequ names them."""
+        return {0: "Dataset", 1: "Column"}.get(len(self.columns), "Multicolumn")
+
+    @property
+    def instance(self) -> str:
+        """``*`` for the dataset, else the column name(s) joined by commas."""
+        return ",".join(self.columns) or "*"
+
+    def id_arguments(self) -> list[str]:
+        """The arguments shown in the metric id; the columns unless a subclass adds more."""
+        return list(self.columns)
+
+    @property
+    def metric_id(self) -> str:
+        """Stable, human-readable identity, e.g. ``Mean(price) where: country = 'DE'``."""
+        text = f"{self.metric_name}({', '.join(self.id_arguments())})"
+        return f"{text} where: {self.where}" if self.where else text
+
+    def __str__(self) -> str:
+        return self.metric_id
+
+    def check_schema(self, schema: StructType) -> str | None:
+        """Why the analyzer cannot run on `schema`, or None. Missing columns by default."""
+        names = {f.name for f in schema.fields}
+        for column in self.columns:
+            if column not in names:
+                return (
+                    f"{self.metric_id}: column {column!r} does not exist; "
+                    f"available columns: {sorted(names)}"
+                )
+        return None
+
+    def expressions(self) -> list[str]:
+        """SQL expressions the analyzer evaluates; the runner validates them before any job."""
+        return [self.where] if self.where else []
+
+    def column_type(self, schema: StructType, column: str) -> str:
+        """The Spark simple type name of `column` (``double``, ``string``...)."""
+        return schema[column].dataType.simpleString()
+
+    def require_numeric(self, schema: StructType) -> str | None:
+        """Precondition shared by analyzers that need numbers."""
+        missing = Analyzer.check_schema(self, schema)
+        if missing:
+            return missing
+        for column in self.columns:
+            kind = self.column_type(schema, column)
+            if not is_numeric(kind):
+                return (
+                    f"{self.metric_id}: column {column!r} has type {kind}; {self.metric_name} "
+                    f"needs a numeric column ({', '.join(NUMERIC_TYPES)}, decimal)"
+                )
+        return None
+
+    @abstractmethod
+    def empty_state(self) -> S:
+        """The identity state for this analyzer."""
+
+    @abstractmethod
+    def compute_metric(self, state: S) -> MetricValue:
+        """The metric value; raises `MetricComputationError` when it is undefined for `state`."""
+
+    def metric(self, state: S, group: Mapping[str, str | None] | None = None) -> Metric:
+        """The metric of `state` as a value or a failure (errors as values)."""
+        try:
+            value = self.compute_metric(state)
+        except MetricComputationError as failure:
+            return self.failure(str(failure), group)
+        return Metric(
+            self.entity, self.instance, self.metric_name, self.metric_id, value, None, group or {}
+        )
+
+    def failure(self, message: str, group: Mapping[str, str | None] | None = None) -> Metric:
+        """A failed metric of this analyzer."""
+        return Metric(
+            self.entity, self.instance, self.metric_name, self.metric_id, None, message, group or {}
+        )
+
+    def nothing_to_measure(self, what: str = "rows") -> MetricComputationError:
+        """The failure for an empty state, naming the filter so the user can see why."""
+        scope = f" matching where: {self.where}" if self.where else ""
+        return MetricComputationError(
+            f"{self.metric_id}: no {what}{scope}; the metric needs at least one"
+        )
+
+
+class ScanShareableAnalyzer(Analyzer[S]):
+    """An analyzer whose state comes from aggregate expressions that share one scan."""
+
+    @abstractmethod
+    def aggregations(self, schema: StructType) -> list[Column]:
+        """Spark aggregate expressions; their results are handed to `state_from_row`."""
+
+    @abstractmethod
+    def state_from_row(self, values: Sequence[Any]) -> S:
+        """The state from this analyzer's slice of the aggregation row."""
+
+    def condition(self) -> Column:
+        """The where filter as a Spark column (true when there is none)."""
+        from pyspark.sql import functions as F
+
+        return F.expr(self.where) if self.where else F.lit(True)
+
+    def filtered(self, column: Column) -> Column:
+        """`column` where the filter holds, else null (aggregates skip nulls)."""
+        from pyspark.sql import functions as F
+
+        return F.when(self.condition(), column) if self.where else column
+
+
+def finite_or_none(value: Any) -> float | None:
+    """A float from a Spark aggregate, None for null (the state of no values)."""
+    return None if value is None else float(value)
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    """Division that keeps NaN for 0/0 explicit instead of raising."""
+    return numerator / denominator if denominator else math.nan

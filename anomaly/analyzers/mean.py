@@ -1,0 +1,72 @@
+"""Mean of a numeric column."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.state import State, check_same_kind
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import StructType
+
+
+@dataclass(frozen=True)
+class MeanState(State):
+    """Sum and count of the non-null values."""
+
+    kind: ClassVar[str] = "mean"
+    total: float
+    count: int
+
+    @classmethod
+    def identity(cls) -> MeanState:
+        return cls(0.0, 0)
+
+    def merge(self, other: MeanState) -> MeanState:
+        check_same_kind(self, other)
+        return MeanState(self.total + other.total, self.count + other.count)
+
+
+@dataclass(frozen=True)
+class Mean(ScanShareableAnalyzer[MeanState]):
+    """Mean of the non-null values of `column` (NaN propagates, as in Spark).
+
+    Examples
+    --------
+    >>> Mean("price").metric(MeanState(10.0, 4)).value
+    2.5
+    >>> Mean("price").metric(MeanState.identity()).error
+    'Mean(price): no non-null values; the metric needs at least one'
+    """
+
+    column: str
+    where: str | None = None
+    metric_name: ClassVar[str] = "Mean"
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return (self.column,)
+
+    def check_schema(self, schema: StructType) -> str | None:
+        return self.require_numeric(schema)
+
+    def aggregations(self, schema: StructType) -> list[Column]:
+        from pyspark.sql import functions as F
+
+        value = self.filtered(F.col(self.column).cast("double"))
+        return [F.sum(value), F.count(value)]
+
+    def state_from_row(self, values: Sequence[Any]) -> MeanState:
+        return MeanState(float(values[0] or 0.0), int(values[1] or 0))
+
+    def empty_state(self) -> MeanState:
+        return MeanState.identity()
+
+    def compute_metric(self, state: MeanState) -> float:
+        if state.count == 0:
+            raise self.nothing_to_measure("non-null values")
+        return state.total / state.count

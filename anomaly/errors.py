@@ -1,0 +1,35 @@
+"""Errors of the `anomaly` package: each message says what was wrong, the value, what is allowed."""
+
+from __future__ import annotations
+
+
+class AnomalyError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class ConfigurationError(AnomalyError, ValueError):
+    """A parameter, setting or config value is invalid."""
+
+
+class AnalysisError(AnomalyError):
+    """An analysis could not run at all (e.g. a `group_by` column is missing)."""
+
+
+class MetricComputationError(AnomalyError):
+    """Why one metric could not be computed; carried as a value in a failed `Metric`."""
+
+
+class StateError(AnomalyError, ValueError):
+    """A state cannot be merged, read or written (wrong kind, incompatible version, corrupt)."""
+
+
+def spark_error_message(error: BaseException) -> str:
+    """The first line of a Spark error, without the JVM stack trace.
+
+    >>> spark_error_message(ValueError("bad thing\\n\\tat org.apache.spark..."))
+    'bad thing'
+    """
+    text = str(error).strip()
+    first = text.splitlines()[0] if text else type(error).__name__
+    # Spark appends the logical plan after ';' on analysis errors: users need the cause only.
+    return first.split(";\n")[0].rstrip(";")

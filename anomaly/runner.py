@@ -1,0 +1,153 @@
+"""AnalysisRunner: compute many analyzers on a DataFrame in the minimal number of passes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from anomaly.analyzers.base import Analyzer, ScanShareableAnalyzer
+from anomaly.analyzers.frequency import FrequencyAnalyzer
+from anomaly.analyzers.state import State
+from anomaly.context import AnalyzerContext
+from anomaly.errors import AnalysisError, ConfigurationError, spark_error_message
+from anomaly.metrics import GroupKey, Metric, group_labels
+from anomaly.scan import FrequencySet, Outcome, frequency_metrics, frequency_states, shared_scan
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+class AnalysisRunner:
+    """Builder for one analysis run (Deequ's ``AnalysisRunner``).
+
+    Examples
+    --------
+    >>> from anomaly.analyzers import Completeness, Mean, Size
+    >>> runner = AnalysisRunner().add_analyzers([Size(), Mean("x"), Size()]).group_by("country")
+    >>> [a.metric_id for a in runner.analyzers], runner.groups
+    (['Size(*)', 'Mean(x)'], ('country',))
+    """
+
+    def __init__(self, spark: SparkSession | None = None) -> None:
+        self.spark = spark
+        self.data: DataFrame | None = None
+        self.analyzers: list[Analyzer[Any]] = []
+        self.groups: tuple[str, ...] = ()
+        self.states_kept = False
+
+    def on_data(self, df: DataFrame) -> AnalysisRunner:
+        """The data to analyze."""
+        self.data = df
+        return self
+
+    def add_analyzer(self, analyzer: Analyzer[Any]) -> AnalysisRunner:
+        """Add one analyzer; duplicates are computed once."""
+        return self.add_analyzers([analyzer])
+
+    def add_analyzers(self, analyzers: Iterable[Analyzer[Any]]) -> AnalysisRunner:
+        """Add analyzers; duplicates are computed once."""
+        for analyzer in analyzers:
+            if not isinstance(analyzer, Analyzer):
+                raise ConfigurationError(f"expected an analyzer, got {analyzer!r}")
+            if analyzer not in self.analyzers:
+                self.analyzers.append(analyzer)
+        return self
+
+    def group_by(self, *columns: str) -> AnalysisRunner:
+        """Compute every metric per value of these columns (one series per group)."""
+        self.groups = tuple(columns)
+        return self
+
+    def keep_states(self, keep: bool = True) -> AnalysisRunner:
+        """Also return every analyzer's state (frequency tables are then collected as Arrow)."""
+        self.states_kept = keep
+        return self
+
+    def run(self) -> AnalyzerContext:
+        """Compute all metrics: one shared scan, plus one pass per frequency set."""
+        if self.data is None:
+            raise AnalysisError("no data: call on_data(df) before run()")
+        df = self.data
+        schema = df.schema
+        missing = [g for g in self.groups if g not in schema.names]
+        if missing:
+            raise AnalysisError(
+                f"group_by columns {missing} do not exist; available columns: {schema.names}"
+            )
+        failures = self._preconditions(df)
+        runnable = [a for a in self.analyzers if a not in failures]
+        shareable = [a for a in runnable if isinstance(a, ScanShareableAnalyzer)]
+        outcome: Outcome = shared_scan(df, shareable, self.groups)
+        sets: dict[FrequencySet, list[FrequencyAnalyzer]] = {}
+        for analyzer in runnable:
+            if isinstance(analyzer, FrequencyAnalyzer):
+                sets.setdefault(FrequencySet.of(analyzer), []).append(analyzer)
+        compute = frequency_states if self.states_kept else frequency_metrics
+        for fset, members in sets.items():
+            outcome.update(compute(df, fset, members, self.groups))
+        return self._context(outcome, failures)
+
+    def _preconditions(self, df: DataFrame) -> dict[Analyzer[Any], str]:
+        """Analyzer -> why it cannot run, found from the schema before any Spark job."""
+        schema = df.schema
+        checked: dict[str, str | None] = {}
+        failures: dict[Analyzer[Any], str] = {}
+        for analyzer in self.analyzers:
+            problem = analyzer.check_schema(schema)
+            for expression in analyzer.expressions():
+                if problem is None:
+                    if expression not in checked:
+                        checked[expression] = _expression_problem(df, expression)
+                    if checked[expression]:
+                        problem = f"{analyzer.metric_id}: {checked[expression]}"
+            if problem:
+                failures[analyzer] = problem
+        return failures
+
+    def _context(self, outcome: Outcome, failures: dict[Analyzer[Any], str]) -> AnalyzerContext:
+        groups: list[GroupKey] = list(dict.fromkeys(g for _, g in outcome)) or [()]
+        if not self.groups:
+            groups = [()]
+        metrics: dict[tuple[Analyzer[Any], GroupKey], Metric] = {}
+        states: dict[tuple[Analyzer[Any], GroupKey], State] = {}
+        for analyzer in self.analyzers:
+            for group in groups:
+                labels = group_labels(self.groups, group) if self.groups else {}
+                if analyzer in failures:
+                    metrics[(analyzer, group)] = analyzer.failure(failures[analyzer], labels)
+                    continue
+                result = outcome.get((analyzer, group))
+                if result is None:
+                    # A failed job is reported once under (); otherwise the group had no rows.
+                    fallback = outcome.get((analyzer, ()))
+                    result = fallback if isinstance(fallback, str) else analyzer.empty_state()
+                metrics[(analyzer, group)] = _metric(analyzer, result, labels)
+                if isinstance(result, State):
+                    states[(analyzer, group)] = result
+        return AnalyzerContext(metrics, self.groups, states if self.states_kept else {})
+
+
+def _metric(analyzer: Analyzer[Any], result: Any, labels: dict[str, str | None]) -> Metric:
+    if isinstance(result, State):
+        return analyzer.metric(result, labels)
+    if isinstance(result, str):
+        return analyzer.failure(f"{analyzer.metric_id}: {result}", labels)
+    return Metric(
+        analyzer.entity, analyzer.instance, analyzer.metric_name, analyzer.metric_id,
+        result, None, labels,
+    )  # fmt: skip
+
+
+def _expression_problem(df: DataFrame, expression: str) -> str | None:
+    try:
+        _ = df.selectExpr(expression).schema  # analysis only: no Spark job
+    except Exception as error:
+        return f"invalid expression {expression!r}: {spark_error_message(error)}"
+    return None
+
+
+def run_analyzers(
+    df: DataFrame, analyzers: Sequence[Analyzer[Any]], group_by: Sequence[str] = ()
+) -> AnalyzerContext:
+    """Shortcut for ``AnalysisRunner().on_data(df).add_analyzers(...).group_by(...).run()``."""
+    return AnalysisRunner().on_data(df).add_analyzers(analyzers).group_by(*group_by).run()

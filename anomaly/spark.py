@@ -1,0 +1,85 @@
+"""Spark session handling: build a sensible local session from settings, or use the caller's."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from anomaly.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOG_CONFIG = Path(__file__).with_name("log4j2.properties")
+DEFAULT_CONF: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    # Metric queries aggregate to few rows: 200 shuffle partitions would only add overhead.
+    "spark.sql.shuffle.partitions": "8",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.extraJavaOptions": f"-Dlog4j.configurationFile={LOG_CONFIG}",
+}
+
+
+def build_session(
+    master: str | None = "local[*]",
+    remote: str | None = None,
+    app_name: str = "anomaly",
+    conf: Mapping[str, str] | None = None,
+) -> SparkSession:
+    """Build (or reuse) a Spark session.
+
+    Parameters
+    ----------
+    master
+        Spark master URL; ``local[*]`` by default. Ignored when `remote` is given.
+    remote
+        Spark Connect URL (``sc://host:port``); when given a Connect session is built.
+    app_name
+        Application name shown in the Spark UI and logs.
+    conf
+        Extra Spark settings; they override `DEFAULT_CONF`.
+    """
+    from pyspark.sql import SparkSession
+
+    if remote is not None and not remote.startswith("sc://"):
+        raise ConfigurationError(
+            f"remote must be a Spark Connect URL 'sc://host:port', got {remote!r}"
+        )
+    builder = SparkSession.builder.appName(app_name)
+    builder = builder.remote(remote) if remote else builder.master(master or "local[*]")
+    settings = dict(DEFAULT_CONF)
+    if remote:
+        # Driver-side settings cannot be changed from a Connect client.
+        settings = {k: v for k, v in settings.items() if k.startswith("spark.sql.")}
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    quiet_spark_logging(session)
+    return session
+
+
+def resolve_session(spark: SparkSession | None = None) -> SparkSession:
+    """The session to use: the one passed, else the active one, else a new local one."""
+    if spark is not None:
+        return spark
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    return active if active is not None else build_session()
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether `spark` is a Spark Connect session (no SparkContext, no status tracker)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def quiet_spark_logging(spark: SparkSession) -> None:
+    """Silence Spark's own logging of errors we catch and turn into readable messages."""
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        logging.getLogger(name).disabled = True
+    if not is_connect(spark):
+        spark.sparkContext.setLogLevel("ERROR")
