@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from anomaly.analyzers.base import Analyzer, ScanShareableAnalyzer
+from anomaly.analyzers.base import Analyzer, DataFrameAnalyzer, ScanShareableAnalyzer
 from anomaly.analyzers.frequency import FrequencyAnalyzer
 from anomaly.analyzers.state import State
 from anomaly.context import AnalyzerContext
@@ -64,7 +64,7 @@ class AnalysisRunner:
         return self
 
     def run(self) -> AnalyzerContext:
-        """Compute all metrics: one shared scan, plus one pass per frequency set."""
+        """Compute all metrics: one shared scan, one pass per frequency set, then the rest."""
         if self.data is None:
             raise AnalysisError("no data: call on_data(df) before run()")
         df = self.data
@@ -85,6 +85,10 @@ class AnalysisRunner:
         compute = frequency_states if self.states_kept else frequency_metrics
         for fset, members in sets.items():
             outcome.update(compute(df, fset, members, self.groups))
+        for analyzer in runnable:
+            if isinstance(analyzer, DataFrameAnalyzer):
+                states = analyzer.compute_states(df, self.groups)
+                outcome.update({(analyzer, key): state for key, state in states.items()})
         return self._context(outcome, failures)
 
     def _preconditions(self, df: DataFrame) -> dict[Analyzer[Any], str]:
@@ -105,12 +109,24 @@ class AnalysisRunner:
         return failures
 
     def _context(self, outcome: Outcome, failures: dict[Analyzer[Any], str]) -> AnalyzerContext:
-        groups: list[GroupKey] = list(dict.fromkeys(g for _, g in outcome)) or [()]
+        width = len(self.groups)
+        # A failed job reports under () whatever the grouping: () is not a group of its own.
+        groups = [g for g in dict.fromkeys(g for _, g in outcome) if len(g) == width]
         if not self.groups:
             groups = [()]
         metrics: dict[tuple[Analyzer[Any], GroupKey], Metric] = {}
         states: dict[tuple[Analyzer[Any], GroupKey], State] = {}
         for analyzer in self.analyzers:
+            if not groups:
+                # A grouped run over no rows has no group to report values for, but a failure
+                # (missing column, invalid SQL, failed job) must not vanish: report it under ().
+                problem = failures.get(analyzer)
+                result = outcome.get((analyzer, ()))
+                if problem is not None:
+                    metrics[(analyzer, ())] = analyzer.failure(problem)
+                elif isinstance(result, str):
+                    metrics[(analyzer, ())] = _metric(analyzer, result, {})
+                continue
             for group in groups:
                 labels = group_labels(self.groups, group) if self.groups else {}
                 if analyzer in failures:

@@ -12,7 +12,7 @@ from anomaly.errors import MetricComputationError
 from anomaly.metrics import Metric, MetricValue
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructType
 
 S = TypeVar("S", bound=State)
@@ -160,3 +160,17 @@ def finite_or_none(value: Any) -> float | None:
 def ratio(numerator: float, denominator: float) -> float:
     """Division that keeps NaN for 0/0 explicit instead of raising."""
     return numerator / denominator if denominator else math.nan
+
+
+class DataFrameAnalyzer(Analyzer[S]):
+    """An analyzer that needs its own Spark work (a model, a join): Algorithm 1, line 10.
+
+    The runner calls `compute_states` once per run; it must not raise for data problems but
+    return an error message instead, so the run's other metrics survive.
+    """
+
+    @abstractmethod
+    def compute_states(
+        self, df: DataFrame, groups: Sequence[str]
+    ) -> dict[tuple[Any, ...], S | str]:
+        """Group key (``()`` when not grouped) -> state, or a message saying why it failed."""
