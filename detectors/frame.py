@@ -1,0 +1,149 @@
+"""Detection per group over a long frame of metric points.
+
+Vectorised detectors (:class:`~detectors.vectorised.MatrixDetector`) run once over a groups x
+time matrix; any other detector runs once per group. Both give the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from detectors.base import Detector, as_detector
+from detectors.evaluation import ANOMALY, OK, STATUS_ARRAY
+from detectors.grouped import GroupedSeries, group_series
+from detectors.vectorised import Cell, MatrixDetector
+
+
+def detect_frame(
+    frame: Any,
+    detector: object,
+    by: str | Sequence[str] = (),
+    time: str = "timestamp",
+    value: str = "value",
+    newest_only: bool = False,
+    *,
+    anomalies_only: bool = True,
+) -> Any:
+    """Run ``detector`` on each group's series of ``frame`` (one row per point).
+
+    Per group this is :func:`~detectors.detect_series` over the whole series, or only its
+    newest point with ``newest_only`` (the rest is history). Returns the anomalies, or with
+    ``anomalies_only=False`` every evaluated point, as rows of the group columns, ``time``,
+    ``value``, ``status``, ``lower``, ``upper``, ``confidence``, ``detail`` and ``history``
+    (the number of earlier points), sorted by group and time.
+
+    A Spark DataFrame is fanned out over the cluster with ``applyInPandas`` (see
+    :func:`~detectors.spark.detect_frame_spark`) and a Spark DataFrame comes back.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from detectors import SimpleThreshold
+    >>> frame = pd.DataFrame({
+    ...     "board": ["a", "a", "b", "b"],
+    ...     "timestamp": pd.to_datetime(["2024-01-01", "2024-01-02"] * 2),
+    ...     "value": [1.0, 5.0, 1.0, 2.0],
+    ... })
+    >>> result = detect_frame(frame, SimpleThreshold(upper_bound=3), by="board")
+    >>> result[["board", "value", "status"]]
+      board  value   status
+    0     a    5.0  anomaly
+    >>> detect_frame(frame, SimpleThreshold(upper_bound=3), by="board", newest_only=True,
+    ...              anomalies_only=False)[["board", "status", "upper"]]
+      board   status  upper
+    0     a  anomaly    3.0
+    1     b       ok    3.0
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    if type(frame).__module__.startswith("pyspark."):
+        from detectors.spark import detect_frame_spark
+
+        return detect_frame_spark(
+            frame, detector, by, time, value, newest_only, anomalies_only=anomalies_only
+        )
+    absent = [c for c in [*by, time, value] if c not in frame.columns]
+    if absent:
+        raise ValueError(f"frame has no column(s) {absent}; it has {list(frame.columns)}")
+    grouped = group_series(frame, by, time, value)
+    resolved = as_detector(detector)
+    if isinstance(resolved, MatrixDetector):
+        columns = _vectorised(grouped, resolved, newest_only)
+    else:
+        columns = _per_group(grouped, resolved, newest_only)
+    rows, codes, lower, upper, confidence, details = columns
+    keep = codes == ANOMALY if anomalies_only else np.ones(len(rows), dtype=bool)
+    rows = rows[keep]
+    result = grouped.keys.iloc[grouped.group[rows]].reset_index(drop=True)
+    result[time] = grouped.times[rows]
+    result[value] = grouped.values[rows]
+    result["status"] = STATUS_ARRAY[codes[keep]]
+    result["lower"] = lower[keep]
+    result["upper"] = upper[keep]
+    result["confidence"] = confidence[keep]
+    result["detail"] = np.array(details(np.flatnonzero(keep)), dtype=object)
+    result["history"] = grouped.positions[rows]
+    return result
+
+
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any]
+
+
+def _evaluated_rows(grouped: GroupedSeries, newest_only: bool) -> np.ndarray:
+    """Flat row numbers of the points to evaluate: all, or each group's newest."""
+    return grouped.offsets[1:] - 1 if newest_only else np.arange(len(grouped.values))
+
+
+def _vectorised(grouped: GroupedSeries, detector: MatrixDetector, newest_only: bool) -> Columns:
+    lengths = grouped.lengths
+    starts = lengths - 1 if newest_only else np.zeros_like(lengths)
+    result = detector.evaluate_matrix(grouped.matrix(), lengths, starts)
+    rows = _evaluated_rows(grouped, newest_only)
+    cell = (grouped.group[rows], grouped.positions[rows])
+    codes = result.codes[cell]
+    lower, upper, aux = result.lower[cell], result.upper[cell], result.aux[cell]
+
+    def details(selected: np.ndarray) -> list[str]:
+        # Sentences only for the rows returned, and only where there is something to say.
+        return [
+            ""
+            if codes[i] == OK
+            else detector.describe(
+                Cell(
+                    int(cell[1][i]),
+                    int(lengths[cell[0][i]]),
+                    float(grouped.values[rows[i]]),
+                    float(lower[i]),
+                    float(upper[i]),
+                    int(codes[i]),
+                    float(aux[i]),
+                )
+            )
+            for i in selected
+        ]
+
+    return rows, codes, lower, upper, result.confidence[cell], details
+
+
+def _per_group(grouped: GroupedSeries, detector: Detector, newest_only: bool) -> Columns:
+    evaluations = []
+    for g, length in enumerate(grouped.lengths.tolist()):
+        interval = (length - 1, length) if newest_only else (0, length)
+        evaluations.append(detector.evaluate(grouped.series(g), interval))
+    rows = _evaluated_rows(grouped, newest_only)
+    detail = np.array([d for e in evaluations for d in e.detail], dtype=object)
+
+    def concat(field: str) -> np.ndarray:
+        parts = [getattr(e, field) for e in evaluations]
+        return np.concatenate(parts) if parts else np.empty(0)
+
+    return (
+        rows,
+        concat("codes").astype(np.int8),
+        concat("lower"),
+        concat("upper"),
+        concat("confidence"),
+        lambda selected: detail[selected].tolist(),
+    )

@@ -1,0 +1,89 @@
+"""A long frame of metric points turned into one clean series per group, stored flat."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from detectors.evaluation import FloatArray, IntArray
+from detectors.vectorised import FloatMatrix
+
+
+@dataclass(frozen=True, eq=False)
+class GroupedSeries:
+    """Rows sorted by group then time, without missing values or duplicate times.
+
+    Group ``g`` owns the rows ``offsets[g]:offsets[g + 1]``; ``keys`` holds its group values.
+    """
+
+    keys: pd.DataFrame
+    values: FloatArray
+    times: pd.Index
+    group: IntArray
+    offsets: IntArray
+
+    @property
+    def lengths(self) -> IntArray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def positions(self) -> IntArray:
+        """Each row's position within its group's series."""
+        return np.arange(len(self.values)) - self.offsets[self.group]
+
+    def matrix(self) -> FloatMatrix:
+        """Groups x time, left-aligned, NaN-padded to the longest group."""
+        lengths = self.lengths
+        x = np.full((len(lengths), int(lengths.max(initial=0))), np.nan)
+        x[self.group, self.positions] = self.values
+        return x
+
+    def series(self, g: int) -> FloatArray:
+        return self.values[self.offsets[g] : self.offsets[g + 1]]
+
+
+def _group_codes(frame: pd.DataFrame, by: Sequence[str]) -> IntArray:
+    """Dense group numbers in sorted key order; null keys form groups of their own."""
+    if not by:
+        return np.zeros(len(frame), dtype=np.int64)
+    numbers = frame.groupby(list(by), sort=True, dropna=True).ngroup()
+    if numbers.isna().any():  # null keys: rare, and twice as slow to keep
+        numbers = frame.groupby(list(by), sort=True, dropna=False).ngroup()
+    return np.asarray(numbers, dtype=np.int64)
+
+
+def group_series(frame: pd.DataFrame, by: Sequence[str], time: str, value: str) -> GroupedSeries:
+    """Split ``frame`` into clean series, one per distinct combination of ``by`` values.
+
+    NaN values and missing times are dropped; among rows with the same group and time the
+    last one wins. Null group values form their own group. Already sorted input skips the sort.
+    """
+    numbers = pd.to_numeric(frame[value], errors="coerce")
+    values = np.asarray(numbers, dtype=np.float64)
+    time_codes, time_values = pd.factorize(frame[time], sort=True)
+    group_codes = _group_codes(frame, by)
+
+    rows = np.flatnonzero((time_codes >= 0) & ~np.isnan(values))
+    key = group_codes[rows] * max(len(time_values), 1) + time_codes[rows]
+    if np.any(key[1:] < key[:-1]):
+        order = np.argsort(key, kind="stable")  # stable: "last wins" means last in input order
+        rows, key = rows[order], key[order]
+    last = np.ones(len(key), dtype=bool)
+    last[:-1] = key[1:] != key[:-1]
+    rows = rows[last]
+
+    counts = np.bincount(group_codes[rows], minlength=int(group_codes.max(initial=-1)) + 1)
+    present = counts > 0
+    dense = np.cumsum(present) - 1  # groups whose every value was missing disappear
+    offsets = np.concatenate([[0], np.cumsum(counts[present])]).astype(np.int64)
+    return GroupedSeries(
+        keys=frame[list(by)].iloc[rows[offsets[:-1]]].reset_index(drop=True),
+        values=values[rows],
+        times=time_values[time_codes[rows]],
+        group=dense[group_codes[rows]].astype(np.int64),
+        offsets=offsets,
+    )

@@ -1,0 +1,150 @@
+"""Additive Holt-Winters (Deequ's HoltWinters strategy): level, trend and a seasonal cycle."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from detectors._params import check_int
+from detectors.base import Detector, Interval, as_values, resolve_interval
+from detectors.evaluation import (
+    INSUFFICIENT,
+    MISSING,
+    Evaluation,
+    fmt,
+    judge,
+    missing_detail,
+    rule_confidence,
+)
+
+# Deequ's band: 1.96 standard deviations of the absolute one-step residuals.
+Z = 1.96
+START = (0.3, 0.1, 0.1)  # Deequ's initial alpha, beta, gamma
+
+
+def one_step_forecasts(
+    series: list[float],
+    period: int,
+    alpha: float,
+    beta: float,
+    gamma: float,
+    band: float = math.inf,
+    screen_from: int = 0,
+) -> list[float]:
+    """Forecasts ``f[0..n]`` of additive Holt-Winters (fpp2's form), initialised from the first
+    two periods as Deequ does. A NaN observation moves the state as if the forecast came true,
+    and so does one from ``screen_from`` on that is farther than ``band`` from its forecast.
+    """
+    first, second = series[:period], series[period : 2 * period]
+    level = float(np.nanmean(first))
+    trend = (float(np.nanmean(second)) - level) / period
+    season = [0.0 if math.isnan(v) else v - level for v in first]
+    out = []
+    f = level + trend + season[0]
+    for t, observed in enumerate(series):
+        out.append(f)
+        y = (
+            f
+            if math.isnan(observed) or (t >= screen_from and abs(observed - f) > band)
+            else observed
+        )
+        new_level = alpha * (y - season[t]) + (1 - alpha) * (level + trend)
+        season.append(gamma * (y - level - trend) + (1 - gamma) * season[t])
+        trend = beta * (new_level - level) + (1 - beta) * trend
+        level = new_level
+        f = level + trend + season[t + 1]
+    out.append(f)
+    return out
+
+
+def _squared_error(params: np.ndarray, series: list[float], period: int) -> float:
+    alpha, beta, gamma = params.tolist()
+    f = one_step_forecasts(series, period, alpha, beta, gamma)
+    return sum((y - p) ** 2 for y, p in zip(series, f, strict=False) if not math.isnan(y))
+
+
+@dataclass(frozen=True)
+class HoltWinters(Detector):
+    """Flag points farther than 1.96 standard deviations of the absolute one-step residuals
+    from the Holt-Winters forecast; smoothing parameters in [0, 1] are fitted by L-BFGS-B on the
+    squared one-step errors of the history before the interval (as Deequ).
+
+    Needs two full periods (``2 * period`` points) of history; earlier points of the interval
+    have ``insufficient history``. Deequ forecasts the whole interval from its start; here each
+    interval point gets a one-step forecast from the state updated with the points before it
+    (with fixed parameters): the same for the usual one-point interval, and no drift on long
+    ones. An interval point flagged as anomalous updates the state as if its forecast had come
+    true, so one spike does not drag the next forecasts along.
+
+    Examples
+    --------
+    >>> week = [10.0, 12.0, 14.0, 13.0, 11.0, 5.0, 4.0]
+    >>> noise = [0.3, -0.2, 0.1, 0.4, -0.3, 0.2, -0.1, 0.0, 0.2, -0.4]
+    >>> history = [w + noise[i % 10] for i, w in enumerate(week * 4)]
+    >>> series = history + [13.0, 12.0]  # a Monday at Tuesday's level, then a normal Tuesday
+    >>> [a.index for a in HoltWinters(period=7).detect(series, interval=(28, 30))]
+    [28]
+    """
+
+    period: int
+
+    def __post_init__(self) -> None:
+        check_int("period", self.period, 2)
+
+    def evaluate(self, values: ArrayLike, interval: Interval | None = None) -> Evaluation:
+        x = as_values(values)
+        start, end = resolve_interval(interval, len(x))
+        value = x[start:end]
+        lower = np.full(len(value), np.nan)
+        upper = np.full(len(value), np.nan)
+        centre = np.full(len(value), np.nan)
+        needed = 2 * self.period
+        train_end = max(start, needed)
+        finite = np.isfinite(x)
+        clean = np.where(finite[:end], x[:end], np.nan).tolist()
+        usable = int(finite[:train_end].sum())
+        # The initial state needs a value in each of the first two periods.
+        seeded = finite[: self.period].any() and finite[self.period : needed].any()
+        if end > train_end and usable >= needed and seeded:
+            from scipy.optimize import minimize  # lazily: importing scipy.optimize is slow
+
+            training = clean[:train_end]
+            fit = minimize(
+                _squared_error,
+                np.array(START),
+                args=(training, self.period),
+                method="L-BFGS-B",
+                bounds=[(0.0, 1.0)] * 3,
+            )
+            alpha, beta, gamma = fit.x.tolist()
+            fitted = one_step_forecasts(training, self.period, alpha, beta, gamma)
+            residuals = np.array(training) - fitted[:train_end]
+            sd = float(np.nanstd(np.abs(residuals), ddof=1))
+            screened = one_step_forecasts(clean, self.period, alpha, beta, gamma, Z * sd, train_end)
+            f = np.array(screened, dtype=np.float64)
+            tested = slice(train_end - start, end - start)
+            centre[tested] = f[train_end:end]
+            lower[tested] = centre[tested] - Z * sd
+            upper[tested] = centre[tested] + Z * sd
+        codes = judge(value, lower, upper, ~np.isnan(centre))
+        name = self.name
+
+        def describe(k: int) -> str:
+            if codes[k] == MISSING:
+                return missing_detail(name)
+            if codes[k] == INSUFFICIENT:
+                return (
+                    f"[{name}] Insufficient history: needs two full periods ({needed} finite"
+                    f" points) before index {start + k}, has {int(finite[: start + k].sum())}."
+                )
+            return (
+                f"[{name}] Forecasted {fmt(centre[k])} for observed value {fmt(value[k])},"
+                f" not in bounds [{fmt(lower[k])}, {fmt(upper[k])}]."
+            )
+
+        return Evaluation.build(
+            name, start, value, lower, upper, codes, rule_confidence(codes), describe
+        )

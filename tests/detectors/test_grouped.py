@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from detectors.grouped import group_series
+
+
+def test_groups_are_sorted_cleaned_and_deduplicated() -> None:
+    frame = pd.DataFrame(
+        {
+            "board": ["b", "a", "b", "a", None, "b", "a"],
+            "timestamp": [3, 2, 1, 1, 1, 1, 3],
+            "value": [30.0, 20.0, 10.0, 11.0, 5.0, 12.0, math.nan],
+        }
+    )
+    grouped = group_series(frame, ["board"], "timestamp", "value")
+    assert grouped.keys["board"].tolist() == ["a", "b", None]
+    # a: t1, t2 (t3 is NaN); b: t1 twice -> the last one given (12.0) wins, then t3
+    assert grouped.values.tolist() == [11.0, 20.0, 12.0, 30.0, 5.0]
+    assert grouped.times.tolist() == [1, 2, 1, 3, 1]
+    assert grouped.lengths.tolist() == [2, 2, 1]
+    assert grouped.positions.tolist() == [0, 1, 0, 1, 0]
+    np.testing.assert_array_equal(grouped.matrix(), [[11.0, 20.0], [12.0, 30.0], [5.0, math.nan]])
+
+
+def test_several_group_columns_and_no_group_column() -> None:
+    frame = pd.DataFrame(
+        {
+            "x": [1, 1, 2],
+            "y": ["p", "q", "p"],
+            "t": pd.to_datetime(["2024-01-01"] * 3),
+            "v": [1.0, 2.0, 3.0],
+        }
+    )
+    grouped = group_series(frame, ["x", "y"], "t", "v")
+    assert grouped.keys.to_dict("list") == {"x": [1, 1, 2], "y": ["p", "q", "p"]}
+    single = group_series(frame.iloc[:1], [], "t", "v")
+    assert single.keys.shape == (1, 0) and single.lengths.tolist() == [1]
+
+
+def test_empty_frame() -> None:
+    frame = pd.DataFrame({"g": [], "t": [], "v": []})
+    grouped = group_series(frame, ["g"], "t", "v")
+    assert len(grouped.values) == 0 and grouped.matrix().shape == (0, 0)
