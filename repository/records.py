@@ -1,9 +1,11 @@
-"""The metric record: one metric point of one run, the unit the repository stores."""
+"""Metric records: one metric point of one run (the unit the repository stores); a loaded run."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+
+from repository.keys import ResultKey
 
 ENTITIES = ("Dataset", "Column", "Multicolumn")
 
@@ -60,3 +62,25 @@ class MetricRecord:
     def succeeded(self) -> bool:
         """Whether the metric has a value (NaN counts as a value: e.g. the mean of nothing)."""
         return self.error is None and self.value is not None
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The metric records of one stored run, with the run's key (what ``load().get()`` returns).
+
+    Examples
+    --------
+    >>> run = RunResult(ResultKey(0, {"dataset": "d"}),
+    ...                 (MetricRecord("Dataset", "*", "Size", "Size(*)", 3.0),))
+    >>> [m.value for m in run], run.key.dataset
+    ([3.0], 'd')
+    """
+
+    key: ResultKey
+    metrics: tuple[MetricRecord, ...]
+
+    def __iter__(self) -> Iterator[MetricRecord]:
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)

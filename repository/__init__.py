@@ -1,0 +1,50 @@
+"""The DuckDB metrics repository: metric history per dataset, tags and group.
+
+See ``docs/repository.md`` for the schema, the SQL views, the concurrency model, retention and
+Parquet export. This package imports neither Spark nor ``anomaly``/``detectors``.
+"""
+
+from __future__ import annotations
+
+from repository.errors import (
+    AmbiguousSeriesError,
+    CorruptRepositoryError,
+    MigrationError,
+    NotARepositoryError,
+    RepositoryError,
+    RepositoryLockedError,
+    RepositoryOpenError,
+    SchemaVersionError,
+)
+from repository.keys import DATASET_TAG, ResultKey
+from repository.metrics_repository import MetricsRepository
+from repository.outcomes import CheckOutcome
+from repository.query import MetricQuery
+from repository.records import MetricRecord, RunResult
+from repository.retention import DeletedRows
+from repository.scan_log import ScanLog
+from repository.state_store import AnalyzerState, StateStore
+from repository.verdicts import AnomalyVerdict
+
+__all__ = [
+    "DATASET_TAG",
+    "AmbiguousSeriesError",
+    "AnalyzerState",
+    "AnomalyVerdict",
+    "CheckOutcome",
+    "CorruptRepositoryError",
+    "DeletedRows",
+    "MetricQuery",
+    "MetricRecord",
+    "MetricsRepository",
+    "MigrationError",
+    "NotARepositoryError",
+    "RepositoryError",
+    "RepositoryLockedError",
+    "RepositoryOpenError",
+    "ResultKey",
+    "RunResult",
+    "ScanLog",
+    "SchemaVersionError",
+    "StateStore",
+]

@@ -1,0 +1,126 @@
+"""Runs and groups: the dimensions every stored row refers to, created on first use.
+
+Both are looked up by their canonical key (``ResultKey.tags_key`` plus the timestamp, and
+``canonical_key(group)``) inside the caller's write transaction; the caller holds the write lock,
+so two writers never create the same run or group twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+
+import pyarrow as pa
+
+from repository.keys import ResultKey, canonical_key, check_group
+from repository.results import Cursor
+
+UTC_MS = pa.timestamp("ms", tz="UTC")
+
+
+class GroupKeys:
+    """Canonical keys of groups, computed once per distinct group."""
+
+    def __init__(self) -> None:
+        self.groups: dict[str, Mapping[str, str | None]] = {}
+        self._seen: dict[tuple[tuple[str, str | None], ...], str] = {}
+
+    def key(self, group: Mapping[str, str | None]) -> str:
+        """The canonical key of ``group``, checking it the first time it is seen."""
+        try:
+            items = tuple(sorted(group.items()))
+            return self._seen[items]
+        except KeyError:
+            pass
+        except (AttributeError, TypeError):
+            check_group(group)  # raises the explanatory error
+            raise
+        checked = check_group(group)
+        key = self._seen[items] = canonical_key(checked)
+        self.groups[key] = checked
+        return key
+
+
+def optional_float(value: float | None) -> float | None:
+    """``value`` as a float, keeping ``None``."""
+    return None if value is None else float(value)
+
+
+def rows_to_table(
+    names: Sequence[str], types: Sequence[pa.DataType], rows: Sequence[tuple[object, ...]]
+) -> pa.Table:
+    """An Arrow table of ``rows`` with these column names and types."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    return pa.table({n: pa.array(c, t) for n, c, t in zip(names, columns, types, strict=True)})
+
+
+@contextmanager
+def registered(cur: Cursor, **tables: pa.Table) -> Iterator[None]:
+    """Expose Arrow tables to SQL under the given names for the duration of the block."""
+    for name, table in tables.items():
+        cur.register(name, table)
+    try:
+        yield
+    finally:
+        for name in tables:
+            cur.unregister(name)
+
+
+def ensure_runs(cur: Cursor, keys: Sequence[ResultKey]) -> list[tuple[int, bool]]:
+    """``(run_id, existed)`` of each of the distinct ``keys``, creating the missing runs."""
+    # Lists travel as bound parameters: cheaper than registering an Arrow table for a few rows.
+    # Inserting first saves the lookup in the common case of a new run.
+    rows = cur.execute(
+        "INSERT INTO runs (run_id, ts, tags_key, dataset) "
+        "SELECT nextval('run_id_seq'), make_timestamptz(k.millis * 1000), k.tags_key, k.dataset "
+        "FROM (SELECT unnest(?::BIGINT[]) AS millis, unnest(?::VARCHAR[]) AS tags_key, "
+        "unnest(?::VARCHAR[]) AS dataset) k WHERE NOT EXISTS (SELECT 1 FROM runs r "
+        "WHERE r.ts = make_timestamptz(k.millis * 1000) AND r.tags_key = k.tags_key) "
+        "RETURNING epoch_ms(ts), tags_key, run_id",
+        [[k.epoch_ms for k in keys], [k.tags_key for k in keys], [k.dataset for k in keys]],
+    ).fetchall()
+    created = {(millis, tags_key): run_id for millis, tags_key, run_id in rows}
+    tags = [
+        (created[(k.epoch_ms, k.tags_key)], t, v)
+        for k in keys
+        if (k.epoch_ms, k.tags_key) in created
+        for t, v in k.tags.items()
+    ]
+    _insert_triples(cur, "run_tags", tags)
+    found: dict[tuple[int, str], int] = {}
+    if len(created) < len(keys):
+        rows = cur.execute(
+            "SELECT epoch_ms(ts), tags_key, run_id FROM runs "
+            "WHERE tags_key IN (SELECT unnest(?::VARCHAR[])) "
+            "AND epoch_ms(ts) IN (SELECT unnest(?::BIGINT[]))",
+            [[k.tags_key for k in keys], [k.epoch_ms for k in keys]],
+        ).fetchall()
+        found = {(millis, tags_key): run_id for millis, tags_key, run_id in rows}
+    return [
+        (created[ident], False) if ident in created else (found[ident], True)
+        for ident in ((k.epoch_ms, k.tags_key) for k in keys)
+    ]
+
+
+def ensure_groups(cur: Cursor, groups: Mapping[str, Mapping[str, str | None]]) -> None:
+    """Create the groups (canonical key -> column values) not stored yet."""
+    if not groups:
+        return
+    created = cur.execute(
+        "INSERT INTO group_keys SELECT nextval('group_id_seq'), group_key "
+        "FROM (SELECT unnest(?::VARCHAR[]) AS group_key) "
+        "WHERE group_key NOT IN (SELECT group_key FROM group_keys) RETURNING group_id, group_key",
+        [list(groups)],
+    ).fetchall()
+    values = [(gid, column, value) for gid, key in created for column, value in groups[key].items()]
+    _insert_triples(cur, "group_values", values)
+
+
+def _insert_triples(cur: Cursor, table: str, rows: Sequence[tuple[int, str, str | None]]) -> None:
+    if rows:
+        ids, names, values = (list(column) for column in zip(*rows, strict=True))
+        cur.execute(
+            f"INSERT INTO {table} SELECT unnest(?::BIGINT[]), unnest(?::VARCHAR[]), "
+            "unnest(?::VARCHAR[])",
+            [ids, names, values],
+        )

@@ -1,0 +1,139 @@
+"""Series reads for detection: one metric's history, and the latest value of many groups at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from repository.connection import Connector, Cursor
+from repository.errors import AmbiguousSeriesError
+from repository.filters import Where
+from repository.frames import run_tags, timestamps, to_frame
+from repository.keys import (
+    HasMetricId,
+    TimeLike,
+    canonical_key,
+    check_group,
+    check_tags,
+    from_epoch_ms,
+    metric_id_of,
+)
+from repository.query import metric_ids
+from repository.results import fetch_arrow
+
+LATEST_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "timestamp")
+_FROM = """
+    FROM points p JOIN runs r ON r.run_id = p.run_id JOIN series s ON s.series_id = p.series_id
+    JOIN group_keys k ON k.group_id = s.group_id"""
+
+
+def history(
+    connector: Connector,
+    metric: str | HasMetricId,
+    *,
+    tags: Mapping[str, str] | None = None,
+    group: Mapping[str, str | None] | None = None,
+    name: str | None = None,
+    after: TimeLike | None = None,
+    before: TimeLike | None = None,
+) -> pd.Series:
+    """Succeeded values of one series, indexed by run timestamp (UTC), oldest first.
+
+    ``group=None`` accepts the metric's only group; ``group={}`` is the whole-dataset series.
+    Raises ``AmbiguousSeriesError`` when the filters match several series (names or groups) or
+    several runs at one timestamp (tags that differ beyond ``tags``).
+    """
+    metric_id = metric_id_of(metric)
+    where = (
+        Where()
+        .add("s.metric_id = ?", metric_id)
+        .add("p.error IS NULL")
+        .tags("r.run_id", None if tags is None else check_tags(tags))
+        .time_range("r.ts", after, before)
+    )
+    if name is not None:
+        where.add("s.name = ?", name)
+    if group is not None:
+        where.add("k.group_key = ?", canonical_key(check_group(group)))
+    sql = (
+        f"SELECT epoch_ms(r.ts) AS ts_ms, p.value, p.series_id, p.run_id {_FROM} "
+        f"WHERE {where.sql} ORDER BY r.ts, r.run_id"
+    )
+    with connector.cursor() as cur:
+        data = cur.execute(sql, where.params).fetchnumpy()
+        series_ids = np.unique(data["series_id"])
+        if len(series_ids) > 1:
+            raise _several_series(cur, metric_id, series_ids)
+        millis = np.asarray(data["ts_ms"], dtype="int64")
+        repeated = np.flatnonzero(np.diff(millis) == 0)
+        if len(repeated):
+            at = int(millis[repeated[0]])
+            raise _several_runs(cur, metric_id, at, data["run_id"][millis == at])
+    index = timestamps(millis).rename("timestamp")
+    return pd.Series(np.asarray(data["value"], dtype="float64"), index=index, name=metric_id)
+
+
+def latest(
+    connector: Connector,
+    metrics: str | HasMetricId | Iterable[str | HasMetricId],
+    *,
+    tags: Mapping[str, str] | None = None,
+    groups: Iterable[Mapping[str, str | None]] | None = None,
+    after: TimeLike | None = None,
+    before: TimeLike | None = None,
+) -> pd.DataFrame:
+    """The newest succeeded value of every series (metric, name, group) in one query.
+
+    ``groups`` limits the result to these exact groups; ``None`` means every group. Columns:
+    ``LATEST_COLUMNS``, then group columns, then tag columns of the run each value came from.
+    """
+    checked_tags = None if tags is None else check_tags(tags)
+    where = (
+        Where()
+        .within("s.metric_id", metric_ids(metrics))
+        .add("p.error IS NULL")
+        .tags("r.run_id", checked_tags)
+        .time_range("r.ts", after, before)
+    )
+    if groups is not None:
+        where.within("k.group_key", [canonical_key(check_group(g)) for g in groups])
+    # One aggregation (arg_max by time, then run id) is faster here than a window function.
+    sql = f"""
+        SELECT max(epoch_ms(r.ts)) AS ts_ms, arg_max(p.run_id, (r.ts, r.run_id)) AS run_id,
+               any_value(s.group_id) AS group_id, any_value(s.entity) AS entity,
+               any_value(s.instance) AS instance, any_value(s.name) AS name,
+               any_value(s.metric_id) AS metric_id,
+               arg_max(p.value, (r.ts, r.run_id)) AS value, any_value(k.group_key) AS group_key
+        {_FROM}
+        WHERE {where.sql}
+        GROUP BY p.series_id
+        ORDER BY metric_id, entity, instance, name, group_key"""
+    with connector.cursor() as cur:
+        table = fetch_arrow(cur, sql, where.params)
+        return to_frame(cur, table, LATEST_COLUMNS, tag_columns=checked_tags or ())
+
+
+def _several_series(cur: Cursor, metric_id: str, series_ids: np.ndarray) -> AmbiguousSeriesError:
+    rows = cur.execute(
+        "SELECT s.name, k.group_key FROM series s JOIN group_keys k ON k.group_id = s.group_id "
+        "WHERE s.series_id IN (SELECT unnest(?::BIGINT[])) ORDER BY s.name, k.group_key LIMIT 5",
+        [[int(i) for i in series_ids]],
+    ).fetchall()
+    shown = "; ".join(f"name {name!r} group {group_key}" for name, group_key in rows)
+    return AmbiguousSeriesError(
+        f"metric {metric_id!r} has {len(series_ids)} series matching the filters ({shown}"
+        f"{'; ...' if len(series_ids) > len(rows) else ''}); pass name= and/or group= "
+        "(group={} is the whole-dataset series) to pick one"
+    )
+
+
+def _several_runs(
+    cur: Cursor, metric_id: str, millis: int, run_ids: Iterable[int]
+) -> AmbiguousSeriesError:
+    tags = run_tags(cur, run_ids)
+    return AmbiguousSeriesError(
+        f"metric {metric_id!r} has {len(tags)} runs at {from_epoch_ms(millis).isoformat()} "
+        f"matching the filters, with tags {list(tags.values())}; add tags= that tell them apart"
+    )

@@ -1,0 +1,258 @@
+"""``MetricsRepository``: the public face of the DuckDB metrics repository."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from types import TracebackType
+
+import pandas as pd
+
+from repository.catalog import list_groups, list_metrics, tag_values
+from repository.connection import Connector, Cursor
+from repository.dimensions import GroupKeys
+from repository.history import history, latest
+from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike
+from repository.outcomes import CheckOutcome, load_outcomes, stage_outcomes, write_outcomes
+from repository.query import MetricQuery
+from repository.records import MetricRecord
+from repository.retention import DeletedRows, compact, delete_runs
+from repository.scan_log import ScanLog
+from repository.schema import ensure_schema, schema_version
+from repository.state_store import StateStore
+from repository.transfer import export_parquet, import_parquet
+from repository.verdicts import AnomalyVerdict, load_verdicts, stage_verdicts, write_verdicts
+from repository.writer import stage_records, write_points
+
+
+class MetricsRepository:
+    """Metric history, check outcomes, anomaly verdicts and analyzer states in one DuckDB file.
+
+    Parameters
+    ----------
+    path
+        The DuckDB file (created, or migrated forward, on open) or ``":memory:"``.
+    lock_timeout
+        Seconds to wait for another process using the file before ``RepositoryLockedError``.
+
+    Every operation opens the file, runs one transaction or query and releases the file, so
+    several processes can share it (see ``docs/repository.md``); ``session()`` keeps it open.
+
+    Examples
+    --------
+    >>> from datetime import datetime, timezone
+    >>> repo = MetricsRepository(":memory:")
+    >>> for day in (1, 2, 3):
+    ...     key = ResultKey(datetime(2024, 5, day, tzinfo=timezone.utc), {"dataset": "orders"})
+    ...     repo.save(key, [MetricRecord("Dataset", "*", "Size", "Size(*)", 100.0 + day)])
+    >>> repo.history("Size(*)", tags={"dataset": "orders"}).tolist()
+    [101.0, 102.0, 103.0]
+    >>> repo.datasets()
+    ['orders']
+    >>> repo.close()
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 30.0) -> None:
+        self._connector = Connector(path, lock_timeout, ensure_schema)
+        self.states = StateStore(self._connector)
+        """Analyzer states for differential computation."""
+        self.scan_log = ScanLog(self._connector)
+        """Executions of scheduled scans."""
+
+    @property
+    def path(self) -> str:
+        """The absolute path of the file (``":memory:"`` for an in-memory repository)."""
+        return self._connector.target
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the file (always the newest this package knows, once open)."""
+        with self._connector.cursor() as cur:
+            return schema_version(cur)
+
+    def save(
+        self,
+        key: ResultKey,
+        metrics: Iterable[MetricRecord],
+        *,
+        outcomes: Iterable[CheckOutcome] = (),
+        verdicts: Iterable[AnomalyVerdict] = (),
+    ) -> None:
+        """Store one run's metrics (and optionally outcomes and verdicts) in one transaction.
+
+        Saving a key again replaces that run's points of every metric id in ``metrics`` (all
+        names and groups of it); its other metric ids are kept. Failed metrics are stored with
+        their error and left out of value histories.
+        """
+        staged = stage_records(key, metrics)
+        groups = GroupKeys()
+        staged_outcomes = stage_outcomes(outcomes, groups)
+        staged_verdicts = stage_verdicts(key, verdicts, groups)
+        with self._connector.transaction() as cur:
+            write_points(cur, staged)
+            write_outcomes(cur, key, staged_outcomes, groups)
+            write_verdicts(cur, key, staged_verdicts, groups)
+
+    def load(self) -> MetricQuery:
+        """A query over stored points: ``with_tags``, ``for_metrics``, ``with_group``, ``after``,
+        ``before``, then ``get()`` or ``to_pandas()``."""
+        return MetricQuery(self._connector)
+
+    def history(
+        self,
+        metric: str | HasMetricId,
+        *,
+        tags: Mapping[str, str] | None = None,
+        group: Mapping[str, str | None] | None = None,
+        name: str | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+    ) -> pd.Series:
+        """One series' succeeded values indexed by UTC timestamp (see ``repository.history``)."""
+        return history(
+            self._connector, metric, tags=tags, group=group, name=name, after=after, before=before
+        )
+
+    def latest(
+        self,
+        metrics: str | HasMetricId | Iterable[str | HasMetricId],
+        *,
+        tags: Mapping[str, str] | None = None,
+        groups: Iterable[Mapping[str, str | None]] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+    ) -> pd.DataFrame:
+        """The newest value of every group of these metrics, in one query."""
+        return latest(
+            self._connector, metrics, tags=tags, groups=groups, after=after, before=before
+        )
+
+    def datasets(self) -> list[str]:
+        """The values of the ``dataset`` tag over all runs."""
+        return tag_values(self._connector, DATASET_TAG)
+
+    def tag_values(self, tag: str) -> list[str]:
+        """The values of one tag over all runs."""
+        return tag_values(self._connector, tag)
+
+    def metrics(self, tags: Mapping[str, str] | None = None) -> pd.DataFrame:
+        """One row per stored metric with its group, point and failure counts and time span."""
+        return list_metrics(self._connector, tags)
+
+    def groups(
+        self, metric: str | HasMetricId | None = None, tags: Mapping[str, str] | None = None
+    ) -> list[dict[str, str | None]]:
+        """The distinct groups (of one metric, or of all); ``{}`` is the whole dataset."""
+        return list_groups(self._connector, metric, tags)
+
+    def save_outcomes(self, key: ResultKey, items: Iterable[CheckOutcome]) -> None:
+        """Store a run's check outcomes (replacing its earlier outcomes of the same checks)."""
+        self.save(key, (), outcomes=items)
+
+    def load_outcomes(
+        self,
+        *,
+        tags: Mapping[str, str] | None = None,
+        checks: Sequence[str] | None = None,
+        statuses: Sequence[str] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+    ) -> pd.DataFrame:
+        """Stored check outcomes as a frame (``outcomes.OUTCOME_COLUMNS`` first)."""
+        return load_outcomes(
+            self._connector, tags=tags, checks=checks, statuses=statuses, after=after, before=before
+        )
+
+    def save_verdicts(self, key: ResultKey, items: Iterable[AnomalyVerdict]) -> None:
+        """Store a run's anomaly verdicts (replacing its earlier ones of the same metric and
+        detector)."""
+        self.save(key, (), verdicts=items)
+
+    def load_verdicts(
+        self,
+        *,
+        metrics: Sequence[str] | None = None,
+        tags: Mapping[str, str] | None = None,
+        group: Mapping[str, str | None] | None = None,
+        statuses: Sequence[str] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+    ) -> pd.DataFrame:
+        """Stored anomaly verdicts as a frame (``verdicts.VERDICT_COLUMNS`` first)."""
+        return load_verdicts(
+            self._connector,
+            metrics=metrics,
+            tags=tags,
+            group=group,
+            statuses=statuses,
+            after=after,
+            before=before,
+        )
+
+    def delete_runs(
+        self,
+        *,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+        tags: Mapping[str, str] | None = None,
+    ) -> DeletedRows:
+        """Retention: delete whole runs in ``[after, before]`` whose tags include ``tags``."""
+        return delete_runs(self._connector, after=after, before=before, tags=tags)
+
+    def compact(self, *, recluster: bool = True) -> None:
+        """Checkpoint, and re-sort points by series so history reads stay fast."""
+        compact(self._connector, recluster=recluster)
+
+    def export_parquet(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        tags: Mapping[str, str] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+        include_failures: bool = True,
+    ) -> int:
+        """Write matching points to a Parquet file (format in ``transfer``); returns rows."""
+        return export_parquet(
+            self._connector,
+            path,
+            tags=tags,
+            after=after,
+            before=before,
+            include_failures=include_failures,
+        )
+
+    def import_parquet(self, path: str | os.PathLike[str]) -> int:
+        """Merge a Parquet export into this repository in one transaction; returns rows."""
+        return import_parquet(self._connector, path)
+
+    @contextmanager
+    def session(self) -> Iterator[MetricsRepository]:
+        """Keep the file open across many operations (other processes wait until it ends)."""
+        with self._connector.session():
+            yield self
+
+    @contextmanager
+    def sql(self) -> Iterator[Cursor]:
+        """A DuckDB cursor on the repository for ad-hoc SQL over the documented views."""
+        with self._connector.cursor() as cur:
+            yield cur
+
+    def close(self) -> None:
+        """Release an in-memory repository; file repositories hold nothing between operations."""
+        self._connector.close()
+
+    def __enter__(self) -> MetricsRepository:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"MetricsRepository({self.path!r})"

@@ -1,0 +1,189 @@
+"""Anomaly verdicts: what a detector concluded about a metric point, stored with the run.
+
+Re-saving a run's verdicts replaces that run's earlier verdicts of the same (metric id, detector)
+pairs, all groups included. SQL view: ``anomaly_results``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+import pyarrow as pa
+
+from repository.connection import Connector, Cursor
+from repository.dimensions import (
+    UTC_MS,
+    GroupKeys,
+    ensure_groups,
+    ensure_runs,
+    optional_float,
+    registered,
+    rows_to_table,
+)
+from repository.filters import Where
+from repository.frames import to_frame, utc
+from repository.keys import ResultKey, TimeLike, check_fields, check_tags, to_epoch_ms
+from repository.results import fetch_arrow
+
+VERDICT_STATUSES = ("normal", "anomaly", "insufficient_history", "error")
+"""Conventional statuses; any non-empty text is stored."""
+VERDICT_COLUMNS = (
+    "timestamp",
+    "metric_id",
+    "value",
+    "lower",
+    "upper",
+    "detector",
+    "score",
+    "detail",
+    "status",
+    "history_length",
+    "run_timestamp",
+)
+"""The fixed columns of ``load_verdicts()``; group then tag columns follow."""
+
+
+@dataclass(frozen=True)
+class AnomalyVerdict:
+    """A detector's verdict on one point of one series.
+
+    ``timestamp`` is the tested point's time (``None``: the run's); ``score`` the detector's
+    confidence or anomaly score; ``history_length`` the number of points it had as history.
+
+    Examples
+    --------
+    >>> v = AnomalyVerdict("Size(*)", "anomaly", "OnlineNormal", value=9.0, lower=1.0, upper=5.0)
+    >>> v.status, v.group
+    ('anomaly', {})
+    """
+
+    metric_id: str
+    status: str
+    detector: str
+    value: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    score: float | None = None
+    detail: str | None = None
+    history_length: int | None = None
+    group: Mapping[str, str | None] = field(default_factory=dict)
+    timestamp: TimeLike | None = None
+
+    def __post_init__(self) -> None:
+        check_fields(
+            self, ("metric_id", "status", "detector"), ("value", "lower", "upper", "score")
+        )
+
+
+def stage_verdicts(
+    key: ResultKey, verdicts: Iterable[AnomalyVerdict], groups: GroupKeys
+) -> pa.Table:
+    """Verdicts as Arrow columns (group keys registered in ``groups``)."""
+    rows = []
+    for v in verdicts:
+        if not isinstance(v, AnomalyVerdict):
+            raise TypeError(f"verdicts must be AnomalyVerdict, got {type(v).__name__}")
+        millis = key.epoch_ms if v.timestamp is None else to_epoch_ms(v.timestamp)
+        rows.append(
+            (
+                v.metric_id,
+                groups.key(v.group),
+                millis,
+                optional_float(v.value),
+                optional_float(v.lower),
+                optional_float(v.upper),
+                v.detector,
+                optional_float(v.score),
+                v.detail,
+                v.status,
+                v.history_length,
+            )
+        )
+    names = [
+        "metric_id",
+        "group_key",
+        "ts",
+        "value",
+        "lower",
+        "upper",
+        "detector",
+        "score",
+        "detail",
+        "status",
+        "history_length",
+    ]
+    types = [
+        pa.string(),
+        pa.string(),
+        UTC_MS,
+        *[pa.float64()] * 3,
+        pa.string(),
+        pa.float64(),
+        pa.string(),
+        pa.string(),
+        pa.int32(),
+    ]
+    return rows_to_table(names, types, rows)
+
+
+def write_verdicts(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupKeys) -> None:
+    """Insert staged verdicts for ``key``'s run, replacing its earlier ones of those metric ids
+    and detectors."""
+    if staged.num_rows == 0:
+        return
+    [(run_id, _)] = ensure_runs(cur, [key])
+    ensure_groups(cur, groups.groups)
+    with registered(cur, staged_verdicts=staged):
+        cur.execute(
+            "DELETE FROM anomaly_verdicts WHERE run_id = ? AND (metric_id, detector) IN "
+            "(SELECT DISTINCT metric_id, detector FROM staged_verdicts)",
+            [run_id],
+        )
+        cur.execute(
+            "INSERT INTO anomaly_verdicts SELECT ?, v.metric_id, k.group_id, v.ts, v.value, "
+            "v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length "
+            "FROM staged_verdicts v JOIN group_keys k USING (group_key)",
+            [run_id],
+        )
+
+
+def load_verdicts(
+    connector: Connector,
+    *,
+    metrics: Sequence[str] | None = None,
+    tags: Mapping[str, str] | None = None,
+    group: Mapping[str, str | None] | None = None,
+    statuses: Sequence[str] | None = None,
+    after: TimeLike | None = None,
+    before: TimeLike | None = None,
+) -> pd.DataFrame:
+    """Stored verdicts, oldest first: ``VERDICT_COLUMNS``, group columns, tag columns.
+
+    ``after``/``before`` bound the verdict's (point) timestamp, inclusively.
+    """
+    checked = None if tags is None else check_tags(tags)
+    where = (
+        Where()
+        .tags("r.run_id", checked)
+        .within("v.metric_id", metrics)
+        .group_subset("v.group_id", group)
+        .within("v.status", statuses)
+        .time_range("v.ts", after, before)
+    )
+    sql = f"""
+        SELECT epoch_ms(v.ts) AS ts_ms, v.run_id, v.group_id, v.metric_id, v.value, v.lower,
+               v.upper, v.detector, v.score, v.detail, v.status, v.history_length,
+               r.ts AS run_timestamp
+        FROM anomaly_verdicts v JOIN runs r ON r.run_id = v.run_id
+        JOIN group_keys k ON k.group_id = v.group_id
+        WHERE {where.sql}
+        ORDER BY v.ts, r.run_id, v.metric_id, v.detector, k.group_key"""
+    with connector.cursor() as cur:
+        table = fetch_arrow(cur, sql, where.params)
+        frame = to_frame(
+            cur, table, VERDICT_COLUMNS, group_columns=group or (), tag_columns=checked or ()
+        )
+    frame["run_timestamp"] = utc(frame["run_timestamp"])
+    return frame

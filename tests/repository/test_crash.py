@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import fcntl
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from repository import MetricsRepository, ResultKey
+from tests.repository.conftest import size
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def kill_inside_the_write(path: Path, *args: str) -> str:
+    """Run a worker, SIGKILL it while it holds the repository lock writing, return its output."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.repository._workers",
+            *args,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        assert process.stdout.readline().strip() == "saving"
+        # The records are staged in Python first; the write starts when the lock is taken.
+        fd = os.open(f"{path}.lock", os.O_RDWR)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                time.sleep(0.002)
+            except BlockingIOError:
+                break
+        os.close(fd)
+        time.sleep(random.uniform(0.0, 0.1))
+        process.send_signal(signal.SIGKILL)
+        output = process.stdout.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    return output
+
+
+def test_a_process_killed_mid_save_leaves_no_partial_run(repo_path: Path) -> None:
+    MetricsRepository(repo_path)
+    output = kill_inside_the_write(repo_path, "big-save", str(repo_path), "1000", "150")
+    assert "saved" not in output
+
+    repo = MetricsRepository(repo_path)
+    runs = {run.key.tags["run"]: len(run) for run in repo.load().include_failures().get()}
+    assert runs in ({"small": 1}, {"small": 1, "big": 150_000})  # all of the big run or none
+    with repo.sql() as cur:  # nor any of its series
+        assert cur.execute("SELECT count(*) FROM series").fetchall() == [
+            (1 + (150_000 if "big" in runs else 0),)
+        ]
+    repo.save(ResultKey(2, {"run": "after"}), [size(3.0)])  # the file still takes writes
+    assert repo.history("Size(*)", tags={"run": "after"}).tolist() == [3.0]
+
+
+def test_a_process_killed_mid_replace_keeps_the_old_states(repo_path: Path) -> None:
+    MetricsRepository(repo_path)
+    kill_inside_the_write(repo_path, "big-replace", str(repo_path), "40")
+
+    states = MetricsRepository(repo_path).states.load("d")
+    versions = {s.format_version for s in states}
+    assert versions in ({1}, {2})  # either every new state or only the old one
+    if versions == {1}:
+        assert [(s.partition, s.payload) for s in states] == [("p0", b"old")]
+    else:
+        assert len(states) == 40
+
+
+@pytest.mark.parametrize("leftover", [b"", b"\x00garbage wal"])
+def test_a_stale_or_torn_wal_file_is_not_a_problem(repo_path: Path, leftover: bytes) -> None:
+    with MetricsRepository(repo_path) as repo:
+        repo.save(ResultKey(0), [size(1.0)])
+    Path(f"{repo_path}.wal").write_bytes(leftover)
+    assert MetricsRepository(repo_path).history("Size(*)").tolist() == [1.0]
