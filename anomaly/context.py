@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from anomaly.metrics import GroupKey, Metric
+from anomaly.metrics import GroupKey, Metric, group_key
 from repository.records import MetricRecord
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ class AnalyzerContext:
     metrics: Mapping[ResultKey, Metric]
     group_columns: tuple[str, ...] = ()
     states: Mapping[ResultKey, State] = field(default_factory=dict)
+    delta: AnalyzerContext | None = None
+    """With ``aggregate_with``: the metrics of the new data alone (the seed's ``on="delta"``)."""
 
     def __getitem__(self, analyzer: Analyzer[State]) -> Metric:
         if self.group_columns:
@@ -49,7 +51,7 @@ class AnalyzerContext:
 
     def metric(self, analyzer: Analyzer[State], group: GroupKey = ()) -> Metric:
         """The metric of `analyzer` for the group with key `group` (values in group_by order)."""
-        return self.metrics[(analyzer, tuple(group))]
+        return self.metrics[(analyzer, group_key(group))]
 
     def for_analyzer(self, analyzer: Analyzer[State]) -> dict[GroupKey, Metric]:
         """Group key -> metric for one analyzer."""

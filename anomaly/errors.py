@@ -33,3 +33,7 @@ def spark_error_message(error: BaseException) -> str:
     first = text.splitlines()[0] if text else type(error).__name__
     # Spark appends the logical plan after ';' on analysis errors: users need the cause only.
     return first.split(";\n")[0].rstrip(";")
+
+
+class VerificationFailed(AnomalyError):  # noqa: N818 - reads as the event it reports
+    """A verification run's status reached the level given to ``raise_for_status``."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import datetime
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,3 +71,21 @@ class Metric:
 def group_labels(columns: tuple[str, ...], key: GroupKey) -> dict[str, str | None]:
     """Group column -> value as text (None stays None), the form the repository stores."""
     return {c: (None if v is None else str(v)) for c, v in zip(columns, key, strict=True)}
+
+
+def group_key(values: Sequence[Any]) -> GroupKey:
+    """A group key that is equal for equal groups, whichever pass produced it.
+
+    Every NaN becomes the one `math.nan` object (NaN != NaN, so each NaN would be its own group;
+    tuples compare identical items as equal), and time-zone-aware datetimes (Arrow) become the
+    naive local datetimes Spark's ``collect`` returns.
+    """
+    return tuple(_canonical(v) for v in values)
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return math.nan
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        return value.astimezone().replace(tzinfo=None)
+    return value

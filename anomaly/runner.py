@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers.base import Analyzer, DataFrameAnalyzer, ScanShareableAnalyzer
 from anomaly.analyzers.frequency import FrequencyAnalyzer
 from anomaly.analyzers.state import State
 from anomaly.context import AnalyzerContext
+from anomaly.differential.merge import metrics_from_states
+from anomaly.differential.partition_states import PartitionStates
 from anomaly.errors import AnalysisError, ConfigurationError, spark_error_message
 from anomaly.metrics import GroupKey, Metric, group_labels
 from anomaly.scan import FrequencySet, Outcome, frequency_metrics, frequency_states, shared_scan
@@ -34,6 +37,8 @@ class AnalysisRunner:
         self.analyzers: list[Analyzer[Any]] = []
         self.groups: tuple[str, ...] = ()
         self.states_kept = False
+        self.state_target: tuple[PartitionStates, str, bool] | None = None
+        self.state_sources: tuple[PartitionStates, Sequence[str] | None] | None = None
 
     def on_data(self, df: DataFrame) -> AnalysisRunner:
         """The data to analyze."""
@@ -63,8 +68,55 @@ class AnalysisRunner:
         self.states_kept = keep
         return self
 
+    def save_states_with(
+        self, store: PartitionStates, partition: str, replace: bool = False
+    ) -> AnalysisRunner:
+        """Store this run's states as `partition` of the store's dataset (seed 000 §II).
+
+        Refused when the partition already has states, unless `replace` (partitions must be
+        disjoint, or rows would count twice).
+        """
+        self.state_target = (store, partition, replace)
+        return self
+
+    def aggregate_with(
+        self, store: PartitionStates, partitions: Sequence[str] | None = None
+    ) -> AnalysisRunner:
+        """Report metrics of this data merged with stored `partitions` (default: all others).
+
+        The result's metrics cover the whole; ``context.delta`` has the new data's alone.
+        """
+        self.state_sources = (store, partitions)
+        return self
+
     def run(self) -> AnalyzerContext:
-        """Compute all metrics: one shared scan, one pass per frequency set, then the rest."""
+        """Compute all metrics (merged with stored states when `aggregate_with` was used)."""
+        differential = self.state_target is not None or self.state_sources is not None
+        kept = self.states_kept
+        self.states_kept = kept or differential
+        try:
+            context = self._run_on_data()
+        finally:
+            self.states_kept = kept
+        if not differential:
+            return context
+        delta = {(a.metric_id, g): s for (a, g), s in context.states.items()}
+        result = context
+        if self.state_sources is not None:
+            store, chosen = self.state_sources
+            written = self.state_target[1] if self.state_target else None
+            if chosen is None:
+                chosen = [p for p in store.partitions() if p != written]
+            stored = store.read(chosen)
+            merged = metrics_from_states(self.analyzers, {**stored, "": delta}, self.groups)
+            result = replace(merged, delta=context)
+        if self.state_target is not None:
+            store, partition, overwrite = self.state_target
+            store.write(partition, delta, replace=overwrite)
+        return result
+
+    def _run_on_data(self) -> AnalyzerContext:
+        # One shared scan, one pass per frequency set, then the analyzers with their own work.
         if self.data is None:
             raise AnalysisError("no data: call on_data(df) before run()")
         df = self.data

@@ -21,7 +21,7 @@ from anomaly.analyzers.frequency import (
     value_column,
 )
 from anomaly.errors import spark_error_message
-from anomaly.metrics import GroupKey, MetricValue
+from anomaly.metrics import GroupKey, MetricValue, group_key
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -30,6 +30,23 @@ if TYPE_CHECKING:
 
 Outcome = dict[tuple[Any, GroupKey], "State | MetricValue | str"]
 """(analyzer, group) -> a state, a metric value, or an error message."""
+
+
+def job_error_message(error: BaseException) -> str:
+    """One line saying why a Spark job failed: for a Py4J error, its root Java cause.
+
+    A Py4J error's own first line is only "An error occurred while calling o184.collectToPython."
+    """
+    cause = getattr(error, "java_exception", None)
+    if cause is None:
+        return spark_error_message(error)
+    try:
+        while cause.getCause() is not None:
+            cause = cause.getCause()
+        text = f"{cause.getClass().getSimpleName()}: {cause.getMessage()}"
+    except Exception:  # the JVM is gone: fall back to the Python text
+        return spark_error_message(error)
+    return spark_error_message(RuntimeError(text))
 
 
 def group_column(i: int) -> str:
@@ -48,7 +65,7 @@ def shared_scan(
         return _aggregate(df, analyzers, groups, [a.aggregations(schema) for a in analyzers])
     except Exception as error:  # a runtime error (bad regex, overflow) must not sink every metric
         if len(analyzers) == 1:
-            return {(analyzers[0], ()): spark_error_message(error)}
+            return {(analyzers[0], ()): job_error_message(error)}
     outcome: Outcome = {}
     for analyzer in analyzers:
         outcome.update(shared_scan(df, [analyzer], groups))
@@ -66,7 +83,7 @@ def _aggregate(
     outcome: Outcome = {}
     width = len(groups)
     for row in rows:
-        key, values, offset = tuple(row[:width]), row[width:], 0
+        key, values, offset = group_key(row[:width]), row[width:], 0
         for analyzer, exprs in zip(analyzers, expressions, strict=True):
             outcome[(analyzer, key)] = analyzer.state_from_row(values[offset : offset + len(exprs)])
             offset += len(exprs)
@@ -117,10 +134,10 @@ def frequency_metrics(
         table = table.withColumns(windows) if windows else table
         rows = table.groupBy(*[F.col(k) for k in keys]).agg(*flat).collect()
     except Exception as error:
-        return {(a, ()): spark_error_message(error) for a in analyzers}
+        return {(a, ()): job_error_message(error) for a in analyzers}
     outcome: Outcome = {}
     for row in rows:
-        key, values = tuple(row[: len(keys)]), row[len(keys) :]
+        key, values = group_key(row[: len(keys)]), row[len(keys) :]
         summary, offset = FrequencySummary.from_row(values), 4
         for analyzer, exprs in zip(analyzers, extras, strict=True):
             extra = values[offset : offset + len(exprs)]
@@ -145,7 +162,7 @@ def frequency_states(
     try:
         table = fset.table(df, groups).toArrow()
     except Exception as error:
-        return {(a, ()): spark_error_message(error) for a in analyzers}
+        return {(a, ()): job_error_message(error) for a in analyzers}
     keys = [group_column(i) for i in range(len(groups))]
     values = [c for c in table.column_names if c not in keys]
     outcome: Outcome = {}
@@ -162,6 +179,6 @@ def _split(table: pa.Table, keys: list[str]) -> list[tuple[GroupKey, pa.Table]]:
     # Python values (not pandas') so group keys equal those of the shared scan's Spark rows.
     columns = [table.column(k).to_pylist() for k in keys]
     indices: dict[GroupKey, list[int]] = {}
-    for i, key in enumerate(zip(*columns, strict=True)):
+    for i, key in enumerate(map(group_key, zip(*columns, strict=True))):
         indices.setdefault(key, []).append(i)
     return [(key, table.take(pa.array(index))) for key, index in indices.items()]

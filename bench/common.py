@@ -5,10 +5,15 @@ from __future__ import annotations
 import itertools
 import json
 import platform
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+# bench/repository.py and bench/detectors.py carry the packages' names: the repository root must
+# precede bench/ on sys.path, or `import repository` would load the benchmark.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 RESULTS = Path(__file__).parent / "results"
 _groups = itertools.count()

@@ -16,6 +16,7 @@ from anomaly.analyzers.histogram import Histogram
 from anomaly.analyzers.mean import Mean, MeanState
 from anomaly.analyzers.mutual_information import MutualInformation
 from anomaly.analyzers.pattern_match import PatternMatch
+from anomaly.analyzers.predictability import Predictability
 from anomaly.analyzers.size import Size
 from anomaly.analyzers.sketch_state import HllState, KllState
 from anomaly.analyzers.standard_deviation import MomentsState, StandardDeviation
@@ -54,6 +55,7 @@ __all__ = [
     "MomentsState",
     "MutualInformation",
     "PatternMatch",
+    "Predictability",
     "ScanShareableAnalyzer",
     "Size",
     "StandardDeviation",

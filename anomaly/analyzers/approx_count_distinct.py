@@ -51,9 +51,13 @@ class ApproxCountDistinct(ScanShareableAnalyzer[HllState]):
         from pyspark.sql import functions as F
 
         value = F.col(self.column)
+        kind = self.column_type(schema, self.column)
         # The sketch hashes only these types; others hash their text form, the same in every run.
-        if self.column_type(schema, self.column) not in _HASHABLE:
+        if kind not in _HASHABLE:
             value = value.cast("string")
+        if kind == "string":
+            # DataSketches skips empty strings; a fixed prefix (injective) makes "" a value.
+            value = F.concat(F.lit("\u0001"), value)
         return [F.hll_sketch_agg(self.filtered(value), self.lg_k)]
 
     def state_from_row(self, values: Sequence[Any]) -> HllState:

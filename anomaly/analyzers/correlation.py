@@ -101,4 +101,6 @@ class Correlation(ScanShareableAnalyzer[CorrelationState]):
                 f"{self.metric_id}: column {constant!r} is constant over {state.n} rows; "
                 "correlation needs variation in both columns"
             )
-        return max(-1.0, min(1.0, state.ck / math.sqrt(state.x_mk * state.y_mk)))
+        value = state.ck / math.sqrt(state.x_mk * state.y_mk)
+        # NaN in the data propagates (as in Spark's corr); min/max would turn NaN into 1.0.
+        return value if math.isnan(value) else max(-1.0, min(1.0, value))

@@ -74,7 +74,9 @@ class FrequencyState(State):
         """The (values..., count) rows in a canonical order, for comparisons."""
         if self.table is None:
             return []
-        rows = [tuple(r.values()) for r in self.table.to_pylist()]
+        # Every NaN becomes the one `math.nan` object: containers compare items by identity first,
+        # so NaN keys compare equal (as Spark groups them) although NaN != NaN.
+        rows = [tuple(_same_nan(v) for v in r.values()) for r in self.table.to_pylist()]
         return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r))
 
     def counts(self) -> np.ndarray:
@@ -95,6 +97,10 @@ class FrequencyState(State):
     def from_payload(cls, data: bytes) -> FrequencyState:
         table = pa.ipc.open_stream(data).read_all()
         return cls(table if table.num_columns > 1 else None)
+
+
+def _same_nan(value: Any) -> Any:
+    return math.nan if isinstance(value, float) and math.isnan(value) else value
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import datetime
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pyarrow as pa
 
 from anomaly.analyzers.frequency import (
     COUNT,
@@ -75,7 +81,10 @@ class Histogram(FrequencyAnalyzer):
     def extra_from_state(self, state: FrequencyState) -> Sequence[Any]:
         if state.table is None:
             return ([],)
-        raw = state.table.column(value_column(0)).to_pylist()
+        column = state.table.column(value_column(0))
+        raw = column.to_pylist()
+        if pa.types.is_float32(column.type):  # Spark prints the float's own shortest digits
+            raw = [None if v is None else float(str(np.float32(v))) for v in raw]
         values = [NULL_VALUE if v is None else _as_text(v) for v in raw]
         counts = state.table.column(COUNT).to_pylist()
         pairs = sorted(zip(values, counts, strict=True), key=lambda p: (-p[1], p[0]))
@@ -97,4 +106,30 @@ def _as_text(value: Any) -> str:
     # Match Spark's cast to string for the common scalar types.
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, float):
+        return _java_double_text(value)
+    if isinstance(value, datetime.datetime):
+        # Arrow gives the session time zone's aware datetime; Spark prints its wall clock time,
+        # without the offset and without trailing zeros of the fraction.
+        text = value.strftime("%Y-%m-%d %H:%M:%S")
+        return f"{text}.{value.microsecond:06d}".rstrip("0") if value.microsecond else text
     return str(value)
+
+
+def _java_double_text(value: float) -> str:
+    """Java's ``Double.toString`` (Spark's cast to string): ``NaN``, ``1.0E7``, ``1.5E-4``.
+
+    >>> [_java_double_text(v) for v in (0.5, 1e7, 1.5e-4, 123456789.0, float("nan"), -1e21)]
+    ['0.5', '1.0E7', '1.5E-4', '1.23456789E8', 'NaN', '-1.0E21']
+    """
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0 or 1e-3 <= abs(value) < 1e7:
+        return repr(value)  # plain notation, shortest digits, as Java in this range
+    sign, digits, exponent = Decimal(repr(value)).as_tuple()
+    assert isinstance(exponent, int)
+    text = "".join(map(str, digits)).rstrip("0") or "0"
+    power = exponent + len(digits) - 1
+    return f"{'-' if sign else ''}{text[0]}.{text[1:] or '0'}E{power}"

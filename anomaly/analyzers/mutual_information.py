@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from anomaly.analyzers.frequency import (
     COUNT,
@@ -65,14 +67,22 @@ class MutualInformation(FrequencyAnalyzer):
     def extra_from_state(self, state: FrequencyState) -> Sequence[Any]:
         if state.table is None:
             return (0.0,)
-        frame = state.table.to_pandas()
-        cnt = frame[COUNT].astype(float)
-        # Null must be a value of its own here, as it is in Spark's window partitions.
-        by_a = frame.groupby(value_column(0), dropna=False)[COUNT].transform("sum")
-        by_b = frame.groupby(value_column(1), dropna=False)[COUNT].transform("sum")
+        table = state.table
+        cnt = table.column(COUNT).to_numpy().astype(float)
+        # Null and NaN must each be a value of their own, as in Spark's window partitions (pandas
+        # would fold NaN into null); Arrow's dictionary encoding keeps them apart.
+        by_a = _marginal(table.column(value_column(0)), cnt)
+        by_b = _marginal(table.column(value_column(1)), cnt)
         n = cnt.sum()
         return (float((cnt / n * np.log(cnt * n / (by_a * by_b))).sum()),)
 
     def metric_from_summary(self, summary: FrequencySummary, extra: Sequence[Any]) -> float:
         self.checked_rows(summary)
         return float(extra[0])
+
+
+def _marginal(column: pa.ChunkedArray, counts: np.ndarray) -> np.ndarray:
+    """Per row, the summed counts of all rows with the same value (null and NaN are values)."""
+    codes = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode").indices
+    index = codes.to_numpy(zero_copy_only=False)
+    return np.bincount(index, weights=counts)[index]

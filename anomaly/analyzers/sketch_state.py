@@ -25,7 +25,13 @@ class _SketchState(State):
         fields = json.loads(data)
         if fields["sketch"] is not None:
             fields["sketch"] = base64.b64decode(fields["sketch"])
+            cls.read(fields["sketch"])  # corrupt sketch bytes fail here, not at first use
         return cls(**fields)
+
+    @staticmethod
+    def read(sketch: bytes) -> object:
+        """The DataSketches object of `sketch` bytes (raises on corrupt bytes)."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,10 @@ class HllState(_SketchState):
     @classmethod
     def identity(cls) -> HllState:
         return cls(None)
+
+    @staticmethod
+    def read(sketch: bytes) -> object:
+        return hll_sketch.deserialize(sketch)
 
     def merge(self, other: HllState) -> HllState:
         check_same_kind(self, other)
@@ -82,6 +92,10 @@ class KllState(_SketchState):
     @classmethod
     def identity(cls) -> KllState:
         return cls(None)
+
+    @staticmethod
+    def read(sketch: bytes) -> object:
+        return kll_doubles_sketch.deserialize(sketch)
 
     def merge(self, other: KllState) -> KllState:
         check_same_kind(self, other)

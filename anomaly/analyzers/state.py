@@ -64,10 +64,13 @@ def state_from_bytes(data: bytes) -> State:
         raise StateError(
             f"state format version {version} is not supported; this version reads {FORMAT_VERSION}"
         )
-    kind = data[7 : 7 + size].decode()
+    kind = data[7 : 7 + size].decode(errors="replace")
     if kind not in _KINDS:
         raise StateError(f"unknown state kind {kind!r}; known kinds: {sorted(_KINDS)}")
-    return _KINDS[kind].from_payload(data[7 + size :])
+    try:
+        return _KINDS[kind].from_payload(data[7 + size :])
+    except Exception as error:  # JSON, Arrow or sketch decoding: corrupt bytes, never a raw error
+        raise StateError(f"corrupt {kind!r} state: {type(error).__name__}: {error}") from error
 
 
 def check_same_kind(a: State, b: State) -> None:

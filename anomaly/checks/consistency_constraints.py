@@ -1,0 +1,167 @@
+"""Constraints of the consistency dimension (seed 001, Table 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Self
+
+from anomaly.analyzers import (
+    Compliance,
+    DataType,
+    Distinctness,
+    PatternMatch,
+    Uniqueness,
+    UniqueValueRatio,
+)
+from anomaly.checks.assertions import IS_ONE, AssertionFn
+from anomaly.checks.builder import ConstraintBuilder
+from anomaly.metrics import MetricValue
+
+
+def _sql_literal(value: object) -> str:
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    raise TypeError(f"allowed values must be str, int, float or bool, got {value!r}")
+
+
+def _quoted(column: str) -> str:
+    return "`" + column.replace("`", "``") + "`"
+
+
+def dominant_type_ratio(value: MetricValue) -> float:
+    """Largest share of one type among the non-null values of a DataType metric."""
+    assert isinstance(value, Mapping)
+    known = {k: v for k, v in value.items() if k.startswith("abs.") and k != "abs.Unknown"}
+    total = sum(known.values())
+    if total == 0:
+        raise ValueError("the column has no non-null values to type")
+    return max(known.values()) / total
+
+
+class ConsistencyConstraints(ConstraintBuilder):
+    """Uniqueness, ranges, types, predicates."""
+
+    def is_unique(self, *columns: str, where: str | None = None, hint: str | None = None) -> Self:
+        """The combination of `columns` has no duplicates (Uniqueness == 1)."""
+        name = f"is_unique({', '.join(columns)})"
+        return self._metric(name, Uniqueness(columns, where), IS_ONE, hint)
+
+    def is_primary_key(self, *columns: str, hint: str | None = None) -> Self:
+        """`columns` are complete and unique together."""
+        return self.is_complete(*columns, hint=hint).is_unique(*columns, hint=hint)  # type: ignore[attr-defined]
+
+    def has_uniqueness(
+        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Fraction of value tuples occurring once satisfies `assertion`."""
+        analyzer = Uniqueness(tuple([columns] if isinstance(columns, str) else columns), where)
+        return self._metric(f"has_uniqueness({analyzer.instance})", analyzer, assertion, hint)
+
+    def has_distinctness(
+        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Distinct value tuples / rows satisfies `assertion`."""
+        analyzer = Distinctness(tuple([columns] if isinstance(columns, str) else columns), where)
+        return self._metric(f"has_distinctness({analyzer.instance})", analyzer, assertion, hint)
+
+    def has_unique_value_ratio(
+        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Unique values / distinct values satisfies `assertion`."""
+        analyzer = UniqueValueRatio(
+            tuple([columns] if isinstance(columns, str) else columns), where
+        )
+        return self._metric(
+            f"has_unique_value_ratio({analyzer.instance})", analyzer, assertion, hint
+        )
+
+    def satisfies(
+        self, predicate: str, name: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Fraction of rows where the SQL `predicate` holds satisfies `assertion` (all, default)."""
+        analyzer = Compliance(name, predicate, where)
+        return self._metric(f"satisfies({name})", analyzer, assertion, hint)
+
+    def satisfies_if(
+        self, condition: str, predicate: str, name: str | None = None, hint: str | None = None
+    ) -> Self:
+        """Every row where `condition` holds also satisfies `predicate`."""
+        label = name or f"{condition} => {predicate}"
+        analyzer = Compliance(label, f"NOT ({condition}) OR ({predicate})")
+        return self._metric(f"satisfies_if({label})", analyzer, IS_ONE, hint)
+
+    def is_contained_in(
+        self, column: str, allowed_values: Iterable[object], assertion: AssertionFn = IS_ONE,
+        where: str | None = None, hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Values of `column` are in `allowed_values` (nulls pass, as in Deequ)."""
+        values = list(allowed_values)
+        if not values:
+            raise ValueError(f"is_contained_in({column}): allowed_values must not be empty")
+        listed = ", ".join(_sql_literal(v) for v in values)
+        predicate = f"{_quoted(column)} IS NULL OR {_quoted(column)} IN ({listed})"
+        analyzer = Compliance(f"{column} contained in {listed}", predicate, where)
+        return self._metric(f"is_contained_in({column})", analyzer, assertion, hint)
+
+    def is_in_range(
+        self, column: str, lower: float, upper: float, include_bounds: bool = True,
+        where: str | None = None, hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Non-null values of `column` lie between `lower` and `upper`."""
+        low, high = (">=", "<=") if include_bounds else (">", "<")
+        col = _quoted(column)
+        predicate = f"{col} IS NULL OR ({col} {low} {lower!r} AND {col} {high} {upper!r})"
+        analyzer = Compliance(f"{column} in range", predicate, where)
+        return self._metric(f"is_in_range({column})", analyzer, IS_ONE, hint)
+
+    def is_non_negative(
+        self, column: str, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """Non-null values of `column` are >= 0."""
+        predicate = f"COALESCE({_quoted(column)}, 0) >= 0"
+        analyzer = Compliance(f"{column} is non-negative", predicate, where)
+        return self._metric(f"is_non_negative({column})", analyzer, IS_ONE, hint)
+
+    def is_positive(self, column: str, where: str | None = None, hint: str | None = None) -> Self:
+        """Non-null values of `column` are > 0."""
+        predicate = f"COALESCE({_quoted(column)}, 1) > 0"
+        analyzer = Compliance(f"{column} is positive", predicate, where)
+        return self._metric(f"is_positive({column})", analyzer, IS_ONE, hint)
+
+    def is_less_than(
+        self, first: str, second: str, or_equal: bool = False, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """In every row, `first` < `second` (<= with `or_equal`); nulls fail."""
+        op = "<=" if or_equal else "<"
+        analyzer = Compliance(
+            f"{first} {op} {second}", f"{_quoted(first)} {op} {_quoted(second)}", where
+        )
+        return self._metric(f"is_less_than({first}, {second})", analyzer, IS_ONE, hint)
+
+    def has_pattern(
+        self, column: str, pattern: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """Fraction of values matching the regex `pattern` satisfies `assertion`."""
+        analyzer = PatternMatch(column, pattern, where)
+        return self._metric(f"has_pattern({column})", analyzer, assertion, hint)
+
+    def has_consistent_type(
+        self, column: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """The largest share of one data type among non-null values satisfies `assertion`."""
+        analyzer = DataType(column, where)
+        return self._metric(
+            f"has_consistent_type({column})", analyzer, assertion, hint,
+            pick=dominant_type_ratio, subject=f"dominant type ratio of {analyzer.metric_id}",
+        )  # fmt: skip

@@ -1,0 +1,139 @@
+"""Constraints on statistics (seed 001, Table 1): size, extremes, moments, sketches, histograms."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Self
+
+from anomaly.analyzers import (
+    ApproxCountDistinct,
+    ApproxQuantile,
+    Correlation,
+    CountDistinct,
+    DataType,
+    Entropy,
+    Histogram,
+    Maximum,
+    Mean,
+    Minimum,
+    MutualInformation,
+    Size,
+    StandardDeviation,
+    Sum,
+)
+from anomaly.checks.assertions import AssertionFn
+from anomaly.checks.builder import ConstraintBuilder
+from anomaly.checks.consistency_constraints import dominant_type_ratio
+from anomaly.checks.distribution import Distribution
+from anomaly.metrics import MetricValue
+
+
+def _distribution(value: MetricValue) -> Distribution:
+    assert isinstance(value, Mapping)
+    return Distribution.of(value)
+
+
+class StatisticsConstraints(ConstraintBuilder):
+    """has_size, has_min, has_mean, has_histogram_values, ..."""
+
+    def has_size(
+        self, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The number of rows satisfies `assertion`."""
+        return self._metric("has_size", Size(where), assertion, hint)
+
+    def has_min(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The smallest value of `column` satisfies `assertion`."""
+        return self._metric(f"has_min({column})", Minimum(column, where), assertion, hint)
+
+    def has_max(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The largest value of `column` satisfies `assertion`."""
+        return self._metric(f"has_max({column})", Maximum(column, where), assertion, hint)
+
+    def has_mean(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The mean of `column` satisfies `assertion`."""
+        return self._metric(f"has_mean({column})", Mean(column, where), assertion, hint)
+
+    def has_sum(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The sum of `column` satisfies `assertion`."""
+        return self._metric(f"has_sum({column})", Sum(column, where), assertion, hint)
+
+    def has_standard_deviation(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The population standard deviation of `column` satisfies `assertion`."""
+        analyzer = StandardDeviation(column, where)
+        return self._metric(f"has_standard_deviation({column})", analyzer, assertion, hint)
+
+    def has_approx_quantile(
+        self, column: str, quantile: float, assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """The approximate `quantile` of `column` satisfies `assertion`."""
+        analyzer = ApproxQuantile(column, quantile, where)
+        return self._metric(f"has_approx_quantile({column}, {quantile})", analyzer, assertion, hint)
+
+    def has_count_distinct(
+        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """The exact number of distinct value tuples satisfies `assertion`."""
+        analyzer = CountDistinct(tuple([columns] if isinstance(columns, str) else columns), where)
+        return self._metric(f"has_count_distinct({analyzer.instance})", analyzer, assertion, hint)
+
+    def has_approx_count_distinct(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The approximate number of distinct values (HLL) satisfies `assertion`."""
+        analyzer = ApproxCountDistinct(column, where)
+        return self._metric(f"has_approx_count_distinct({column})", analyzer, assertion, hint)
+
+    def has_type_consistency(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The largest share of one data type among non-null values satisfies `assertion`."""
+        analyzer = DataType(column, where)
+        return self._metric(
+            f"has_type_consistency({column})", analyzer, assertion, hint,
+            pick=dominant_type_ratio, subject=f"dominant type ratio of {analyzer.metric_id}",
+        )  # fmt: skip
+
+    def has_entropy(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """The entropy of `column` satisfies `assertion`."""
+        return self._metric(f"has_entropy({column})", Entropy(column, where), assertion, hint)
+
+    def has_mutual_information(
+        self, first: str, second: str, assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """The mutual information of `first` and `second` satisfies `assertion`."""
+        analyzer = MutualInformation(first, second, where)
+        return self._metric(f"has_mutual_information({first}, {second})", analyzer, assertion, hint)
+
+    def has_correlation(
+        self, first: str, second: str, assertion: AssertionFn, where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """The Pearson correlation of `first` and `second` satisfies `assertion`."""
+        analyzer = Correlation(first, second, where)
+        return self._metric(f"has_correlation({first}, {second})", analyzer, assertion, hint)
+
+    def has_histogram_values(
+        self, column: str, assertion: AssertionFn, where: str | None = None, max_bins: int = 1000,
+        hint: str | None = None,
+    ) -> Self:  # fmt: skip
+        """`assertion` holds on the `Distribution` of `column` (e.g. ``d.ratio("phone") < .2``)."""
+        analyzer = Histogram(column, where, max_bins)
+        return self._metric(
+            f"has_histogram_values({column})", analyzer, assertion, hint, pick=_distribution
+        )
