@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from anomaly.analyzers.base import Analyzer
     from anomaly.analyzers.state import State
 
-ResultKey = tuple["Analyzer[State]", GroupKey]
+ResultKey = tuple["Analyzer[Any]", GroupKey]
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class AnalyzerContext:
     delta: AnalyzerContext | None = None
     """With ``aggregate_with``: the metrics of the new data alone (the seed's ``on="delta"``)."""
 
-    def __getitem__(self, analyzer: Analyzer[State]) -> Metric:
+    def __getitem__(self, analyzer: Analyzer[Any]) -> Metric:
         if self.group_columns:
             raise KeyError(
                 f"this run is grouped by {list(self.group_columns)}: use "
@@ -49,16 +49,16 @@ class AnalyzerContext:
             )
         return self.metrics[(analyzer, ())]
 
-    def metric(self, analyzer: Analyzer[State], group: GroupKey = ()) -> Metric:
+    def metric(self, analyzer: Analyzer[Any], group: GroupKey = ()) -> Metric:
         """The metric of `analyzer` for the group with key `group` (values in group_by order)."""
         return self.metrics[(analyzer, group_key(group))]
 
-    def for_analyzer(self, analyzer: Analyzer[State]) -> dict[GroupKey, Metric]:
+    def for_analyzer(self, analyzer: Analyzer[Any]) -> dict[GroupKey, Metric]:
         """Group key -> metric for one analyzer."""
         return {g: m for (a, g), m in self.metrics.items() if a == analyzer}
 
     @property
-    def analyzers(self) -> list[Analyzer[State]]:
+    def analyzers(self) -> list[Analyzer[Any]]:
         """The analyzers of the run, in the order they were added."""
         return list(dict.fromkeys(a for a, _ in self.metrics))
 

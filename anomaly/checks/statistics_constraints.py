@@ -17,6 +17,7 @@ from anomaly.analyzers import (
     Mean,
     Minimum,
     MutualInformation,
+    Predictability,
     Size,
     StandardDeviation,
     Sum,
@@ -127,6 +128,22 @@ class StatisticsConstraints(ConstraintBuilder):
         """The Pearson correlation of `first` and `second` satisfies `assertion`."""
         analyzer = Correlation(first, second, where)
         return self._metric(f"has_correlation({first}, {second})", analyzer, assertion, hint)
+
+    def has_predictability(
+        self,
+        target: str,
+        inputs: str | Iterable[str],
+        assertion: AssertionFn,
+        measure: str = "f1",
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:
+        """How well `inputs` predict `target` (held-out weighted `measure` of a naive Bayes
+        model, seed 001 §3.1) satisfies `assertion`."""
+        columns = [inputs] if isinstance(inputs, str) else list(inputs)
+        analyzer = Predictability(target, columns, where, measure=measure)
+        name = f"has_predictability({target}, {', '.join(columns)})"
+        return self._metric(name, analyzer, assertion, hint)
 
     def has_histogram_values(
         self, column: str, assertion: AssertionFn, where: str | None = None, max_bins: int = 1000,

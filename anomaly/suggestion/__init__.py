@@ -1,0 +1,49 @@
+"""Constraint suggestion (seed 001 §3.3, §4.2): profile a data set, suggest `Check` constraints."""
+
+from anomaly.suggestion.evaluation import Coverage, coverage
+from anomaly.suggestion.name_model import ColumnNameModel, NamedColumn, cross_validated_auc
+from anomaly.suggestion.profile import ColumnProfile
+from anomaly.suggestion.profiler import profile_columns
+from anomaly.suggestion.render import as_code, as_json, as_table, render
+from anomaly.suggestion.rules import (
+    CategoricalRange,
+    CompleteIfComplete,
+    ConsistentType,
+    FractionRange,
+    NonNegative,
+    RetainCompleteness,
+    Rule,
+    UniqueIfApproximatelyUnique,
+    default_rules,
+)
+from anomaly.suggestion.runner import ConstraintSuggestionRunner, SuggestionResult
+from anomaly.suggestion.suggestion import Suggestion
+from anomaly.suggestion.type_set import TypeSet, TypeSetState
+
+__all__ = [
+    "CategoricalRange",
+    "ColumnNameModel",
+    "ColumnProfile",
+    "CompleteIfComplete",
+    "ConsistentType",
+    "ConstraintSuggestionRunner",
+    "Coverage",
+    "FractionRange",
+    "NamedColumn",
+    "NonNegative",
+    "RetainCompleteness",
+    "Rule",
+    "Suggestion",
+    "SuggestionResult",
+    "TypeSet",
+    "TypeSetState",
+    "UniqueIfApproximatelyUnique",
+    "as_code",
+    "as_json",
+    "as_table",
+    "coverage",
+    "cross_validated_auc",
+    "default_rules",
+    "profile_columns",
+    "render",
+]

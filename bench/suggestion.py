@@ -1,0 +1,119 @@
+"""Constraint suggestion (seed 001 §4.2, §5.3): profiling cost vs columns, and suggestion coverage.
+
+1. Profiling time and Spark jobs for 10, 50 and 200 text columns (as read from a CSV) on 1M rows:
+   the jobs must stay flat (three passes) as the columns grow.
+2. Seed §5.3 on the generated users table: suggest on a 10% sample, coverage on the other 90%.
+3. The column-name model's 5-fold cross-validated AUC (grouped by table).
+
+Prints the tables and writes bench/results/suggestion.json.
+
+    python bench/suggestion.py [--rows 1000000] [--columns 10 50 200] [--users 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from common import print_table, spark_jobs, timed, write_results
+
+from anomaly.spark import build_session
+from anomaly.suggestion import ConstraintSuggestionRunner, cross_validated_auc, profile_columns
+from anomaly.suggestion.example_data import users_frame
+from anomaly.suggestion.name_model import training_set
+
+
+def generate(spark: Any, rows: int, columns: int, path: Path) -> None:
+    """`columns` text columns cycling through five shapes: integral keys, categories (7 values),
+    sparse codes (30% null, ~1000 values), fractions, and words."""
+    from pyspark.sql import functions as F
+
+    rid = F.col("id")
+    shapes = [
+        lambda i: (rid * 7 + i).cast("string"),
+        lambda i: F.concat(F.lit("cat"), ((rid + i) % 7).cast("string")),
+        lambda i: F.when(F.abs(F.hash(rid, F.lit(i))) % 10 >= 3, (F.abs(F.hash(rid)) % 1000)),
+        lambda i: F.round(F.rand(i), 4).cast("string"),
+        lambda i: F.concat(F.lit("w"), F.hex(F.abs(F.hash(rid, F.lit(i))))),
+    ]
+    frame = spark.range(0, rows, numPartitions=8).select(
+        *[shapes[i % 5](i).cast("string").alias(f"c{i}") for i in range(columns)]
+    )
+    frame.write.mode("overwrite").parquet(str(path))
+
+
+def profiling(spark: Any, rows: int, widths: list[int]) -> list[dict[str, Any]]:
+    """Seconds, Spark jobs and passes (jobs / jobs of one plain aggregation) per width."""
+    from pyspark.sql import functions as F
+
+    measured = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for width in widths:
+            path = Path(tmp) / f"w{width}"
+            generate(spark, rows, width, path)
+            df = spark.read.parquet(str(path))
+            one_scan, _ = spark_jobs(spark, lambda df=df: df.agg(F.count(F.lit(1))).collect())
+            jobs, (seconds, profiles) = spark_jobs(
+                spark, lambda df=df: timed(lambda: profile_columns(df))
+            )
+            histograms = sum(1 for p in profiles.values() if p.histogram is not None)
+            measured.append(
+                {"columns": width, "rows": rows, "seconds": seconds, "spark_jobs": jobs,
+                 "passes": jobs / one_scan, "histogram_columns": histograms}
+            )  # fmt: skip
+            print(f"  {width} columns: {seconds:.1f} s, {jobs} jobs")
+    return measured
+
+
+def evaluation(spark: Any, rows: int) -> list[dict[str, Any]]:
+    """Seed §5.3: suggestions from a 10% sample and their coverage on the other 90%."""
+    df = users_frame(spark, rows).cache()
+    runner = ConstraintSuggestionRunner().on_data(df).table("users").sample(0.1)
+    result = runner.evaluate_on_rest().run()
+    df.unpersist()
+    assert result.coverage is not None
+    return [
+        {"column": c.suggestion.column, "constraint": c.suggestion.call,
+         "accepted": c.suggestion.accepted, "score": c.suggestion.score,
+         "test_value": c.value, "coverage": c.coverage, "holds": c.holds}
+        for c in result.coverage
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--columns", type=int, nargs="+", default=[10, 50, 200])
+    parser.add_argument("--users", type=int, default=50_000)
+    args = parser.parse_args()
+    spark = build_session(master="local[*]", conf={"spark.driver.memory": "6g"})
+    print("profiling ...")
+    scaling = profiling(spark, args.rows, args.columns)
+    print(f"\nprofiling {args.rows:,} rows of text columns")
+    print_table(
+        ["columns", "seconds", "spark jobs", "passes", "histogram columns"],
+        [[m["columns"], m["seconds"], m["spark_jobs"], m["passes"], m["histogram_columns"]]
+         for m in scaling],
+    )  # fmt: skip
+    flat = len({m["spark_jobs"] for m in scaling}) == 1
+    print(f"jobs flat as columns grow: {flat}")
+    coverage = evaluation(spark, args.users)
+    print(f"\nseed 5.3: suggestions from 10% of {args.users:,} users, coverage on the other 90%")
+    print_table(
+        ["column", "constraint", "coverage", "name-model score", "kept"],
+        [[c["column"], c["constraint"][:60], c["coverage"],
+          "-" if c["score"] is None else c["score"], c["accepted"]] for c in coverage],
+    )  # fmt: skip
+    auc = cross_validated_auc(training_set())
+    print(f"\ncolumn-name model: 5-fold cross-validated AUC (grouped by table) {auc:.3f}")
+    write_results(
+        "suggestion",
+        {"profiling": scaling, "jobs_flat": flat, "users_rows": args.users,
+         "coverage": coverage, "name_model_auc": auc, "name_model_examples": len(training_set())},
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
