@@ -1,49 +1,188 @@
-"""The `anomaly` command line. Exit codes: 0 ok, 1 warnings, 2 errors/anomalies, 3 failure."""
+"""The ``anomaly`` command line (``anomaly --help``; every sub-command has ``--help``).
+
+Exit codes, as Soda's: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 usage or
+runtime failure. Errors print one line, never a traceback (``--debug`` shows it).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from anomaly.errors import AnomalyError
+from detectors import DetectorError
+from repository import RepositoryError
 
 EXIT_OK, EXIT_WARNING, EXIT_ERROR, EXIT_FAILURE = 0, 1, 2, 3
+EPILOG = "exit codes: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 failure"
+TIME = "ISO date or time, UTC unless it has an offset (2026-03-31, 2026-03-31T06:00Z), or "
+TIME += "now, today, yesterday"
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every sub-command."""
     parser = argparse.ArgumentParser(
-        prog="anomaly", description="Data-quality metrics on Spark, anomaly detection on history."
+        prog="anomaly",
+        description="Data-quality metrics on Spark, stored as histories, checked for anomalies.",
+        epilog=EPILOG,
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser(
-        "demo", help="run the whole loop on generated data with the embedded defaults"
-    )
-    demo.add_argument("--days", type=int, default=90, help="days of generated history")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    common.add_argument("--debug", action="store_true", help="tracebacks and debug logging")
+
+    def command(name: str, text: str, handler: Callable[[argparse.Namespace], int]) -> Any:
+        sub = commands.add_parser(name, help=text, description=text, epilog=EPILOG,
+                                  parents=[common])  # fmt: skip
+        sub.set_defaults(handler=handler)
+        return sub
+
+    from anomaly.service import commands as run
+    from anomaly.service import query_commands as query
+
+    scan = command("scan", "run scans once, store metrics and verdicts, alert", run.scan_command)
+    _config_and_scans(scan)
+    when = scan.add_mutually_exclusive_group()
+    when.add_argument("--at", metavar="TIME", help=f"the scan's time (default now); {TIME}")
+    when.add_argument(
+        "--partition", metavar="START", help="for sources with a time_column: the partition "
+        "(day or hour) starting at START (default: the last complete one)",
+    )  # fmt: skip
+    scan.add_argument("--format", choices=("text", "json"), default="text", help="output")
+    scan.add_argument("--no-alerts", action="store_true", help="do not send alerts")
+
+    serve = command("serve", "run the scheduled scans until SIGTERM/SIGINT", run.serve_command)
+    _config_and_scans(serve)
+
+    fill = command(
+        "backfill", "compute and judge past partitions (sources with a time_column)",
+        run.backfill_command,
+    )  # fmt: skip
+    _config_and_scans(fill)
+    fill.add_argument("--since", metavar="TIME", help=f"first partition (default: all); {TIME}")
+    fill.add_argument("--until", metavar="TIME", help="last partition (default: the last complete)")
+
+    history = command("history", "print a metric's series per group", query.history_command)
+    _repository(history)
+    history.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
+    _filters(history)
+    _format(history)
+
+    anomalies = command("anomalies", "list recent anomalies and failed metrics",
+                        query.anomalies_command)  # fmt: skip
+    _repository(anomalies)
+    anomalies.add_argument("--metric", action="append", help="only this metric id (repeatable)")
+    anomalies.add_argument(
+        "--status", action="append", choices=("anomaly", "error", "normal",
+        "insufficient_history", "all"), help="verdict statuses (default: anomaly and error)",
+    )  # fmt: skip
+    anomalies.add_argument("--limit", type=int, default=50, help="newest N rows (default 50)")
+    _filters(anomalies)
+    _format(anomalies)
+
+    plot = command("plot", "write a PNG of a metric's series, band and anomalies",
+                   query.plot_command)  # fmt: skip
+    _repository(plot)
+    plot.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
+    plot.add_argument("--group", action="append", metavar="COLUMN=VALUE", help="one group only")
+    plot.add_argument("-o", "--output", metavar="FILE", help="PNG path (default: from METRIC)")
+    plot.add_argument("--title", help="figure title (default: the metric id)")
+
+    check = command("validate-config", "check a config file (no Spark)", run.validate_command)
+    check.add_argument("config", metavar="CONFIG", help="the YAML config file")
+
+    demo = command("demo", "run the whole loop on generated data (local Spark, DuckDB file)",
+                   _demo)  # fmt: skip
+    demo.add_argument("--dir", metavar="DIR", help="where to write data, config, repository and "
+                      "plots (default: a new temporary directory)")  # fmt: skip
+    demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 42)")
     demo.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
-    demo.set_defaults(handler=_demo)
+
+    try:
+        from anomaly.suggestion.cli import register
+    except ImportError:
+        pass
+    else:
+        register(commands)
     return parser
+
+
+def _config_and_scans(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG", help="the YAML config file")
+    parser.add_argument("--scan", action="append", metavar="NAME",
+                        help="only this scan (repeatable; default: all)")  # fmt: skip
+
+
+def _repository(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
+    where.add_argument("-r", "--repository", metavar="PATH", help="a DuckDB repository file")
+    parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
+    parser.add_argument("--tag", action="append", metavar="NAME=VALUE",
+                        help="only runs with this tag (repeatable)")  # fmt: skip
+
+
+def _filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--group", action="append", metavar="COLUMN=VALUE",
+                        help="only this group (repeatable for several columns)")  # fmt: skip
+    parser.add_argument("--since", metavar="TIME", help=f"from this time on; {TIME}")
+    parser.add_argument("--until", metavar="TIME", help="up to this time (inclusive)")
+
+
+def _format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=("table", "csv", "json"), default="table",
+                        help="output format (default table)")  # fmt: skip
 
 
 def _demo(args: argparse.Namespace) -> int:
     from anomaly.demo import run_demo
 
-    return run_demo(days=args.days, master=args.master)
+    return run_demo(directory=args.dir, days=args.days, master=args.master, quiet=args.quiet)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the `anomaly` console script."""
+    """Entry point of the `anomaly` console script; returns the exit code."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
-        return EXIT_OK if exit_.code == 0 else EXIT_FAILURE
+        return EXIT_OK if exit_.code in (0, None) else EXIT_FAILURE
+    debug = getattr(args, "debug", False)
+    _logging(debug)
     try:
-        code: int = args.handler(args)
-    except AnomalyError as error:
-        print(f"anomaly {args.command}: {error}", file=sys.stderr)
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print(f"anomaly {args.command}: interrupted", file=sys.stderr)
         return EXIT_FAILURE
-    return code
+    except (AnomalyError, RepositoryError, DetectorError, OSError) as error:
+        if debug:
+            raise
+        print(f"anomaly {args.command}: error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    except Exception as error:
+        if debug:
+            raise
+        print(
+            f"anomaly {args.command}: unexpected {type(error).__name__}: {error} "
+            "(run with --debug for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
+
+
+def _logging(debug: bool) -> None:
+    """Our log lines on stderr (INFO, DEBUG with --debug); APScheduler's only when it warns."""
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        datefmt="%Y-%m-%d %H:%M:%S",
+        stream=sys.stderr,
+    )
+    for noisy in ("apscheduler", "py4j", "matplotlib", "urllib3"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
 if __name__ == "__main__":

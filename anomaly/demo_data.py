@@ -4,37 +4,52 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
-
 COUNTRIES = ("DE", "FR", "US", "BR", "JP")
+
+
+START = date(2026, 1, 1)
+DESCRIPTIONS = {
+    "drop": "partial load: a quarter of the rows",
+    "nulls": "40% of prices missing",
+    "spike": "prices x10 (wrong currency unit)",
+}
 
 
 @dataclass(frozen=True)
 class Incident:
-    """An injected data problem: on `day`, in `country`, of `kind`."""
+    """An injected data problem: on `day`, in `country`, of `kind`.
+
+    >>> incidents(START, 90)[-1]
+    Incident(day=datetime.date(2026, 3, 31), country='JP', kind='spike')
+    """
 
     day: date
     country: str
     kind: str  # "drop" (partial load), "nulls" (null spike in price), "spike" (price x10)
 
+    @property
+    def description(self) -> str:
+        """What was broken, in words."""
+        return DESCRIPTIONS[self.kind]
+
 
 def incidents(start: date, days: int) -> list[Incident]:
-    """The incidents the demo injects, placed late in the period so history exists before them."""
+    """The incidents the demo injects: two in the history (after three weeks of normal data,
+    so backfill finds them) and one on the last day (found by the day's scan)."""
     return [
         Incident(start + timedelta(days=days - 20), "FR", "drop"),
         Incident(start + timedelta(days=days - 12), "US", "nulls"),
-        Incident(start + timedelta(days=days - 5), "JP", "spike"),
+        Incident(start + timedelta(days=days - 1), "JP", "spike"),
     ]
 
 
 def events(
-    days: int = 90, start: date = date(2026, 1, 1), rows_per_day: int = 400, seed: int = 7
+    days: int = 90, start: date = START, rows_per_day: int = 400, seed: int = 7
 ) -> pd.DataFrame:
     """Events with columns day, country, user_id, price, status (pandas, deterministic).
 
@@ -72,9 +87,12 @@ def events(
     return pd.concat(frames, ignore_index=True)
 
 
-def events_frame(spark: SparkSession, **kwargs: int) -> DataFrame:
-    """`events` as a Spark DataFrame (NaN prices become nulls, as a loader would write them)."""
-    frame = events(**kwargs)  # type: ignore[arg-type]
-    frame["price"] = frame["price"].astype(object).where(frame["price"].notna(), None)
-    schema = "day date, country string, user_id long, price double, status string"
-    return spark.createDataFrame(frame, schema=schema)
+def write_events(path: Path, days: int = 90) -> int:
+    """Write `events` to a Parquet file (missing prices as nulls); returns the row count."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(events(days=days), preserve_index=False)  # NaN -> null
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path)
+    return table.num_rows

@@ -1,0 +1,35 @@
+"""The scan service: config file, scans, backfill, schedules and alerts (``docs/config.md``).
+
+Importing it does not start Spark; only running a scan does.
+"""
+
+from anomaly.service.backfill import BackfillReport, backfill
+from anomaly.service.config import MetricPlan, ScanConfig, ServiceConfig
+from anomaly.service.loading import load_config
+from anomaly.service.problems import ConfigFileError, Problem
+from anomaly.service.progress import Progress
+from anomaly.service.reading import SourceError
+from anomaly.service.report import Finding, ScanReport, ScanStatus
+from anomaly.service.scan import ScanRunner
+from anomaly.service.scheduler import ScanService
+from anomaly.service.sinks import AlertDeliveryError, dispatch
+
+__all__ = [
+    "AlertDeliveryError",
+    "BackfillReport",
+    "ConfigFileError",
+    "Finding",
+    "MetricPlan",
+    "Problem",
+    "Progress",
+    "ScanConfig",
+    "ScanReport",
+    "ScanRunner",
+    "ScanService",
+    "ScanStatus",
+    "ServiceConfig",
+    "SourceError",
+    "backfill",
+    "dispatch",
+    "load_config",
+]

@@ -1,0 +1,170 @@
+"""The CLI's query commands: ``history``, ``anomalies`` and ``plot`` (no Spark needed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from anomaly.errors import ConfigurationError
+from anomaly.service.config import SCAN_TAG
+from anomaly.service.detection import group_values
+from anomaly.service.loading import load_config
+from anomaly.service.periods import parse_time
+from anomaly.service.queries import metric_points, verdict_rows
+from anomaly.service.report import PROBLEMS
+from anomaly.service.tables import band, group_label, number, text_table
+from repository import MetricsRepository
+
+WIDE_GROUPS = 8
+"""Up to this many groups, ``history`` prints one column per group."""
+
+
+def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[str, str]]:
+    """The repository of ``--config`` or ``--repository`` and the tag filter (``--scan``,
+    ``--tag``)."""
+    path = load_config(args.config).repository if args.config else args.repository
+    if path != ":memory:" and not Path(path).exists():
+        raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
+    tags = dict(pairs(args.tag, "--tag"))
+    if args.scan:
+        tags[SCAN_TAG] = args.scan
+    return MetricsRepository(path), tags
+
+
+def pairs(items: list[str] | None, option: str) -> list[tuple[str, str]]:
+    """``["country=DE"]`` as ``[("country", "DE")]``.
+
+    >>> pairs(["country=DE", "env=prod"], "--group")
+    [('country', 'DE'), ('env', 'prod')]
+    """
+    found = []
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ConfigurationError(f"{option} takes NAME=VALUE, got {item!r}")
+        found.append((name, value))
+    return found
+
+
+def history_command(args: argparse.Namespace) -> int:
+    """Print a metric's series per group as a table, CSV or JSON."""
+    repo, tags = open_repository(args)
+    group = dict(pairs(args.group, "--group")) or None
+    since, until = _bounds(args)
+    frame = metric_points(repo, args.metric, tags, group, since, until)
+    labels = frame["group"].map(lambda g: group_label(group_values(g)))
+    if args.format == "table":
+        if frame.empty:
+            print(f"no points of {args.metric} in this range")
+        elif labels.nunique() <= WIDE_GROUPS:
+            wide = frame.assign(group=labels).pivot(index="timestamp", columns="group")["value"]
+            rows = [[_time(t), *(number(v) for v in row)] for t, row in wide.iterrows()]
+            print(text_table(["timestamp", *wide.columns], rows))
+        else:
+            points = zip(frame["timestamp"], labels, frame["value"], strict=True)
+            rows = [[_time(t), g, number(v)] for t, g, v in points]
+            print(text_table(["timestamp", "group", "value"], rows))
+        return 0
+    records = [
+        {"timestamp": t.isoformat(), **group_values(g), "value": v}
+        for g, t, v in frame[["group", "timestamp", "value"]].itertuples(index=False)
+    ]
+    _emit(records, args.format)
+    return 0
+
+
+def anomalies_command(args: argparse.Namespace) -> int:
+    """Print recent verdicts (anomalies and failed metrics unless ``--status``)."""
+    repo, tags = open_repository(args)
+    group = dict(pairs(args.group, "--group")) or None
+    statuses = args.status or list(PROBLEMS)
+    if "all" in statuses:
+        statuses = None
+    since, until = _bounds(args)
+    frame = verdict_rows(repo, args.metric, tags, group, statuses, since, until).head(args.limit)
+    if args.format != "table":
+        records = []
+        for row in frame.to_dict("records"):
+            record = {str(k): v for k, v in row.items()}
+            record["timestamp"] = row["timestamp"].isoformat()
+            values = group_values(row["group"])
+            if args.format == "json":
+                record["group"] = values
+            else:  # CSV: one column per group column
+                del record["group"]
+                record.update(values)
+            records.append(record)
+        _emit(records, args.format)
+        return 0
+    if frame.empty:
+        print("no verdicts match (anomalies and failed metrics are shown unless --status)")
+        return 0
+    rows = [
+        [_time(when), scan or "-", group_label(group_values(group)), metric, status,
+         number(value), band(lower, upper), number(history), detector]
+        for when, scan, metric, group, value, lower, upper, status, detector, history, _ in
+        frame.itertuples(index=False, name=None)
+    ]  # fmt: skip
+    headers = ["time", "scan", "group", "metric", "status", "value", "expected", "history",
+               "detector"]  # fmt: skip
+    print(text_table(headers, rows))
+    return 0
+
+
+def plot_command(args: argparse.Namespace) -> int:
+    """Write a PNG of a metric's series, band and anomalies."""
+    from anomaly.plots import plot_metric
+
+    repo, tags = open_repository(args)
+    group = dict(pairs(args.group, "--group")) or None
+    output = args.output or f"{slug(args.metric)}.png"
+    path = plot_metric(repo, args.metric, output, tags=tags, group=group, title=args.title)
+    print(f"wrote {path}")
+    return 0
+
+
+def slug(text: str) -> str:
+    """A file name from a metric id.
+
+    >>> slug("Mean(price) where: country = 'DE'")
+    'mean_price_where_country_de'
+    """
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "metric"
+
+
+def _bounds(args: argparse.Namespace) -> tuple[Any, Any]:
+    since = parse_time(args.since) if args.since else None
+    until = parse_time(args.until) if args.until else None
+    return since, until
+
+
+def _time(value: pd.Timestamp) -> str:
+    if value.hour == value.minute == value.second == 0:
+        return value.strftime("%Y-%m-%d")
+    return value.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _emit(records: list[dict[str, Any]], kind: str) -> None:
+    clean = [{k: _plain(v) for k, v in r.items()} for r in records]
+    if kind == "json":
+        print(json.dumps(clean, indent=2, default=str))
+    else:
+        print(pd.DataFrame(clean).to_csv(index=False), end="")
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe: NaN and infinities become null, numpy scalars Python numbers."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value

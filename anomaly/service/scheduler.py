@@ -1,0 +1,133 @@
+"""``anomaly serve``: scans on their schedules with APScheduler, until SIGTERM or SIGINT.
+
+One job per scheduled scan: ``max_instances=1`` (a scan never overlaps itself), missed runs
+coalesced into one, started up to ``misfire_grace`` late. A failing scan is logged and
+recorded in the scan log by `ScanRunner.run`, which never raises, so the others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Sequence
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from anomaly.errors import ConfigurationError
+from anomaly.service.report import ScanStatus
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from anomaly.service.scan import ScanRunner
+
+LOG = logging.getLogger("anomaly.service")
+
+
+class ScanService:
+    """The scheduled scans of one config.
+
+    Parameters
+    ----------
+    runner
+        Runs the scans (its config gives the schedules).
+    scans
+        Names of the scans to schedule; default every scan that has a ``schedule``.
+
+    Examples
+    --------
+    >>> from anomaly.service.config import ServiceConfig
+    >>> from anomaly.service.scan import ScanRunner
+    >>> config = ServiceConfig.model_validate({
+    ...     "repository": ":memory:", "sources": {"events": {"table": "events"}},
+    ...     "scans": {"hourly": {"source": "events", "metrics": ["Size"],
+    ...                          "schedule": {"interval": "1h"}},
+    ...               "manual": {"source": "events", "metrics": ["Size"]}},
+    ... })
+    >>> ScanService(ScanRunner(config)).names  # serve_forever() runs them until SIGTERM
+    ['hourly']
+    """
+
+    def __init__(self, runner: ScanRunner, scans: Sequence[str] | None = None) -> None:
+        config = runner.config
+        names = list(scans) if scans else [n for n, s in config.scans.items() if s.schedule]
+        for name in names:
+            if config.scan(name).schedule is None:
+                raise ConfigurationError(f"scan {name!r} has no schedule")
+        if not names:
+            raise ConfigurationError("no scan has a schedule: add 'schedule' to a scan")
+        self.runner = runner
+        self.names = names
+        self.scheduler = self._scheduler()
+        self._stop = threading.Event()
+
+    def _scheduler(self) -> BackgroundScheduler:
+        from apscheduler.executors.pool import ThreadPoolExecutor
+        from apscheduler.schedulers.background import BackgroundScheduler
+
+        config = self.runner.config
+        workers = config.scheduler.max_concurrent_scans
+        scheduler = BackgroundScheduler(
+            executors={"default": ThreadPoolExecutor(max_workers=workers)},
+            job_defaults={"coalesce": True, "max_instances": 1},
+            timezone="UTC",
+        )
+        for name in self.names:
+            schedule = config.scan(name).schedule
+            assert schedule is not None
+            scheduler.add_job(
+                self.run_scan,
+                schedule.trigger(),
+                args=[name],
+                id=name,
+                name=name,
+                misfire_grace_time=int(schedule.misfire_grace.total_seconds()),
+            )
+        return scheduler
+
+    def run_scan(self, name: str) -> ScanStatus:
+        """One execution of scan `name` (what the scheduler calls)."""
+        try:
+            report = self.runner.run(name)
+        except Exception:  # ScanRunner.run reports failures itself; this is a last resort
+            LOG.exception("scan %s crashed", name)
+            return ScanStatus.FAILED
+        level = {ScanStatus.OK: logging.INFO, ScanStatus.WARNING: logging.WARNING}
+        LOG.log(level.get(report.status, logging.ERROR), "%s", report.headline())
+        return report.status
+
+    def start(self) -> None:
+        """Start the schedules (in background threads) and log when each scan runs next."""
+        self.scheduler.start()
+        for job in self.scheduler.get_jobs():
+            schedule = self.runner.config.scan(job.id).schedule
+            assert schedule is not None
+            when = f"{job.next_run_time:%Y-%m-%d %H:%M:%S %Z}"
+            LOG.info("scan %s: %s, next run at %s", job.id, schedule.describe(), when)
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop scheduling; with `wait`, return once the running scans have finished."""
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=wait)
+
+    def request_stop(self, signum: int | None = None, frame: FrameType | None = None) -> None:
+        """Ask `serve_forever` to stop (the signal handler)."""
+        if signum is not None:
+            LOG.info("%s received: stopping after the running scans", signal.Signals(signum).name)
+        self._stop.set()
+
+    def serve_forever(self, install_signals: bool = True) -> int:
+        """Run until SIGTERM/SIGINT (or `request_stop`), then stop after the running scans."""
+        _ = self.runner.spark  # here, not in the first scan's thread
+        if install_signals:  # after Spark, whose SparkContext installs its own SIGINT handler
+            signal.signal(signal.SIGTERM, self.request_stop)
+            signal.signal(signal.SIGINT, self.request_stop)
+        self.start()
+        try:
+            while not self._stop.wait(1.0):
+                pass
+        finally:
+            self.stop(wait=True)
+            LOG.info("stopped")
+        return 0

@@ -1,0 +1,140 @@
+"""``anomaly serve``: real APScheduler jobs; a failing scan never stops its sibling; SIGTERM
+stops the service after the running scan."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import pytest
+
+from anomaly.errors import ConfigurationError
+from anomaly.service import ScanRunner, ScanService, load_config
+from repository import MetricsRepository
+
+from .conftest import write_config, write_events
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+ROOT = Path(__file__).resolve().parents[3]
+TWO_SCANS = """
+sources:
+  events: {path: events.parquet}
+  gone: {path: missing.parquet}
+scans:
+  good:
+    source: events
+    schedule: {interval: 1s}
+    metrics: [Size]
+  bad:
+    source: gone
+    schedule: {interval: 1s, misfire_grace: 30s}
+    metrics: [Size]
+  manual:
+    source: events
+    metrics: [Size]
+"""
+
+
+def wait_for(condition: object, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_an_interval_job_fires_twice_while_its_sibling_fails(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    write_events(tmp_path / "events.parquet", days=1)
+    runner = ScanRunner(load_config(write_config(tmp_path, TWO_SCANS)), spark=spark)
+    service = ScanService(runner)
+    assert service.names == ["good", "bad"]  # "manual" has no schedule
+
+    def counts() -> pd.Series:
+        runs = runner.repository.scan_log.runs()
+        return runs.groupby(["scan", "status"]).size()
+
+    service.start()
+    try:
+        jobs = {job.id: job for job in service.scheduler.get_jobs()}
+        assert (jobs["good"].max_instances, jobs["good"].coalesce) == (1, True)
+        assert jobs["bad"].misfire_grace_time == 30
+        fired = wait_for(
+            lambda: min(counts().get(("good", "ok"), 0), counts().get(("bad", "failed"), 0)) >= 2,
+            timeout=120,
+        )
+    finally:
+        service.stop(wait=True)
+    assert fired, counts()
+    runs = runner.repository.scan_log.runs()
+    assert set(runs["status"]) == {"ok", "failed"}  # nothing left running after stop()
+    errors = set(runs.loc[runs["scan"] == "bad", "error"])
+    assert len(errors) == 1 and "cannot read parquet" in errors.pop()
+    stored = runner.repository.load().with_tags({"scan": "good"}).get()
+    assert len(stored) >= 2  # each run has its own time
+
+
+def test_serve_refuses_scans_without_schedule(spark: SparkSession, tmp_path: Path) -> None:
+    runner = ScanRunner(load_config(write_config(tmp_path, TWO_SCANS)), spark=spark)
+    with pytest.raises(ConfigurationError, match="scan 'manual' has no schedule"):
+        ScanService(runner, ["manual"])
+
+
+SERVE = """
+spark: {master: "local[1]", conf: {spark.sql.shuffle.partitions: 1}}
+sources:
+  events: {path: events.parquet}
+scans:
+  quick:
+    source: events
+    schedule: {interval: 2s}
+    metrics: [Size, {analyzer: Uniqueness, column_names: [country, price]}]
+"""
+
+
+def test_sigterm_stops_serve_after_the_running_scan(tmp_path: Path) -> None:
+    write_events(tmp_path / "events.parquet", days=3)
+    config = write_config(tmp_path, SERVE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "anomaly", "serve", str(config)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in process.stdout or []])
+    reader.start()
+    seen: list[str] = []
+    try:
+        deadline = time.monotonic() + 180
+        while not any("quick: computing" in line for line in seen):
+            assert time.monotonic() < deadline, "".join(seen)
+            seen.append(lines.get(timeout=180))
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=120)
+    finally:
+        process.kill()
+        reader.join()
+    while not lines.empty():
+        seen.append(lines.get())
+    output = "".join(seen)
+    assert code == 0, output
+    received = output.index("SIGTERM received: stopping after the running scans")
+    finished = output.index("quick ", output.index("quick: computing"))
+    assert received < output.index("0 anomalies", finished), output
+    assert output.rstrip().endswith("anomaly.service: stopped"), output
+    assert "Traceback" not in output
+    runs = MetricsRepository(tmp_path / "metrics.duckdb").scan_log.runs()
+    assert runs["status"].iloc[0] == "ok"
+    assert "running" not in set(runs["status"])

@@ -1,0 +1,64 @@
+"""PNG plots of a stored metric: one panel per group (or the chosen one), band, anomalies."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from matplotlib.image import imread
+
+from anomaly.plots import plot_metric
+from anomaly.service.queries import QueryError
+from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKey
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> MetricsRepository:
+    """20 days of Size(*) for three countries; FR drops on the last day. Verdicts: insufficient
+    history for 5 days, then a band (one-sided for JP), FR's last day an anomaly."""
+    repo = MetricsRepository(tmp_path / "metrics.duckdb")
+    for d in range(20):
+        key = ResultKey(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=d), {"scan": "daily"})
+        records, verdicts = [], []
+        for country, level in (("DE", 100.0), ("FR", 50.0), ("JP", 20.0)):
+            value = 5.0 if (country == "FR" and d == 19) else level + d % 3
+            group = {"country": country}
+            records.append(MetricRecord("Dataset", "*", "Size", "Size(*)", value, group))
+            if d < 5:
+                status, lower, upper = "insufficient_history", None, None
+            else:
+                status = "anomaly" if value == 5.0 else "normal"
+                lower, upper = level - 10, (math.inf if country == "JP" else level + 10)
+            verdicts.append(AnomalyVerdict("Size(*)", status, "RobustMAD", value, lower, upper,
+                                           history_length=d, group=group))  # fmt: skip
+        repo.save(key, records, verdicts=verdicts)
+    return repo
+
+
+def height(path: Path) -> int:
+    assert path.read_bytes()[:8] == PNG
+    return int(imread(path).shape[0])
+
+
+def test_one_panel_per_group_or_the_chosen_group(repo: MetricsRepository, tmp_path: Path) -> None:
+    every = plot_metric(repo, "Size(*)", tmp_path / "all.png", tags={"scan": "daily"})
+    assert every == tmp_path / "all.png"
+    assert height(every) == round((1.0 + 2.2 * 3) * 100)
+    one = plot_metric(repo, "Size(*)", tmp_path / "sub" / "fr.png", group={"country": "FR"})
+    assert height(one) == round((1.0 + 2.2 * 1) * 100)
+    capped = plot_metric(repo, "Size(*)", tmp_path / "two.png", max_panels=2, title="Rows")
+    assert height(capped) == round((1.0 + 2.2 * 2) * 100)
+
+
+def test_unknown_metrics_and_empty_groups_are_errors(
+    repo: MetricsRepository, tmp_path: Path
+) -> None:
+    with pytest.raises(QueryError, match=r"unknown metric 'Size' \(did you mean 'Size\(\*\)'\?\)"):
+        plot_metric(repo, "Size", tmp_path / "x.png")
+    with pytest.raises(QueryError, match="Size\\(\\*\\) has no stored points for this group"):
+        plot_metric(repo, "Size(*)", tmp_path / "x.png", group={"country": "US"})
+    assert not (tmp_path / "x.png").exists()
