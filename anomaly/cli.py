@@ -101,12 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 42)")
     demo.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
 
-    try:
-        from anomaly.suggestion.cli import register
-    except ImportError:
-        pass
-    else:
-        register(commands)
+    from anomaly.backtest.cli import register as register_backtest
+    from anomaly.suggestion.cli import register as register_suggest
+
+    register_suggest(commands)
+    register_backtest(commands)
     return parser
 
 

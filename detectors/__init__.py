@@ -3,7 +3,9 @@
 The core is Deequ's index-based contract, ``detector.detect(values, interval=(start, end))``;
 on top sit a time-aware layer (:func:`detect_series`, :func:`is_newest_anomalous`) and
 per-group detection over a long frame (:func:`detect_frame`), vectorised across groups for
-the detectors that allow it. ``evaluate`` gives every point's verdict and expected band.
+the detectors that allow it. ``evaluate`` gives every point's verdict and expected band;
+:func:`walk_forward` the verdict each point got when it was the newest (what a backtest replays),
+and :class:`AlertFatigue` turns any detector's anomalies into fewer alerts.
 
 Missing and infinite values, everywhere: a NaN value is ``missing`` (never flagged) and left
 out of every statistic and fit; a point whose change needs a NaN neighbour has ``insufficient
@@ -22,6 +24,8 @@ from detectors.change import AbsoluteChange, RelativeRateOfChange
 from detectors.compose import AllOf, AnyOf, KOfLastN
 from detectors.errors import DetectorError, DetectorLoadError, InvalidParameterError
 from detectors.evaluation import Evaluation
+from detectors.fatigue import AlertFatigue
+from detectors.forward import walk_forward
 from detectors.frame import detect_frame
 from detectors.holt_winters import HoltWinters
 from detectors.online_normal import OnlineNormal
@@ -35,6 +39,7 @@ from detectors.vectorised import Cell, MatrixDetector, MatrixResult
 
 __all__ = [
     "AbsoluteChange",
+    "AlertFatigue",
     "AllOf",
     "Anomaly",
     "AnyOf",
@@ -66,4 +71,5 @@ __all__ = [
     "infer_period",
     "is_newest_anomalous",
     "load_detector",
+    "walk_forward",
 ]

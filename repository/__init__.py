@@ -6,6 +6,7 @@ Parquet export. This package imports neither Spark nor ``anomaly``/``detectors``
 
 from __future__ import annotations
 
+from repository.annotations import ANNOTATION_KINDS, Annotation
 from repository.errors import (
     AmbiguousSeriesError,
     CorruptRepositoryError,
@@ -27,9 +28,11 @@ from repository.state_store import AnalyzerState, StateStore
 from repository.verdicts import AnomalyVerdict
 
 __all__ = [
+    "ANNOTATION_KINDS",
     "DATASET_TAG",
     "AmbiguousSeriesError",
     "AnalyzerState",
+    "Annotation",
     "AnomalyVerdict",
     "CheckOutcome",
     "CorruptRepositoryError",

@@ -1,12 +1,15 @@
-"""Series reads for detection: one metric's history, and the latest value of many groups at once."""
+"""Series reads for detection: one metric's history (optionally without excluded points, or with
+its annotations), and the latest value of many groups at once."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from repository.annotations import ANNOTATION_KINDS, EXCLUDED, covered_by
 from repository.connection import Connector, Cursor
 from repository.errors import AmbiguousSeriesError
 from repository.filters import Where
@@ -38,13 +41,61 @@ def history(
     name: str | None = None,
     after: TimeLike | None = None,
     before: TimeLike | None = None,
+    exclude_annotated: bool = False,
 ) -> pd.Series:
     """Succeeded values of one series, indexed by run timestamp (UTC), oldest first.
 
     ``group=None`` accepts the metric's only group; ``group={}`` is the whole-dataset series.
-    Raises ``AmbiguousSeriesError`` when the filters match several series (names or groups) or
-    several runs at one timestamp (tags that differ beyond ``tags``).
+    ``exclude_annotated`` leaves out the points an ``excluded`` annotation covers (the history a
+    detector should learn from). Raises ``AmbiguousSeriesError`` when the filters match several
+    series (names or groups) or several runs at one timestamp (tags that differ beyond ``tags``).
     """
+    extra = Where()
+    if exclude_annotated:
+        extra.add(f"NOT {covered_by(EXCLUDED)}")
+    millis, data = _series(connector, metric, tags, group, name, after, before, extra, [])
+    index = timestamps(millis).rename("timestamp")
+    return pd.Series(
+        np.asarray(data["value"], dtype="float64"), index=index, name=metric_id_of(metric)
+    )
+
+
+def annotated_history(
+    connector: Connector,
+    metric: str | HasMetricId,
+    *,
+    tags: Mapping[str, str] | None = None,
+    group: Mapping[str, str | None] | None = None,
+    name: str | None = None,
+    after: TimeLike | None = None,
+    before: TimeLike | None = None,
+) -> pd.DataFrame:
+    """The series of :func:`history` as a frame indexed by timestamp: ``value`` and one boolean
+    column per annotation kind (``incident``, ``expected``, ``excluded``) saying whether an
+    annotation of that kind covers the point."""
+    flags = [f"{covered_by(kind)} AS {kind}" for kind in ANNOTATION_KINDS]
+    millis, data = _series(connector, metric, tags, group, name, after, before, Where(), flags)
+    frame = pd.DataFrame(
+        {"value": np.asarray(data["value"], dtype="float64")},
+        index=timestamps(millis).rename("timestamp"),
+    )
+    for kind in ANNOTATION_KINDS:
+        frame[kind] = np.asarray(data[kind], dtype=bool)
+    return frame
+
+
+def _series(
+    connector: Connector,
+    metric: str | HasMetricId,
+    tags: Mapping[str, str] | None,
+    group: Mapping[str, str | None] | None,
+    name: str | None,
+    after: TimeLike | None,
+    before: TimeLike | None,
+    extra: Where,
+    columns: list[str],
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Epoch milliseconds and columns of one series' succeeded points (see :func:`history`)."""
     metric_id = metric_id_of(metric)
     where = (
         Where()
@@ -57,10 +108,12 @@ def history(
         where.add("s.name = ?", name)
     if group is not None:
         where.add("k.group_key = ?", canonical_key(check_group(group)))
-    sql = (
-        f"SELECT epoch_ms(r.ts) AS ts_ms, p.value, p.series_id, p.run_id {_FROM} "
-        f"WHERE {where.sql} ORDER BY r.ts, r.run_id"
+    if extra.clauses:
+        where.add(extra.sql, *extra.params)
+    selected = ", ".join(
+        ["epoch_ms(r.ts) AS ts_ms", "p.value", "p.series_id", "p.run_id", *columns]
     )
+    sql = f"SELECT {selected} {_FROM} WHERE {where.sql} ORDER BY r.ts, r.run_id"
     with connector.cursor() as cur:
         data = cur.execute(sql, where.params).fetchnumpy()
         series_ids = np.unique(data["series_id"])
@@ -71,8 +124,7 @@ def history(
         if len(repeated):
             at = int(millis[repeated[0]])
             raise _several_runs(cur, metric_id, at, data["run_id"][millis == at])
-    index = timestamps(millis).rename("timestamp")
-    return pd.Series(np.asarray(data["value"], dtype="float64"), index=index, name=metric_id)
+    return millis, data
 
 
 def latest(

@@ -9,11 +9,17 @@ from types import TracebackType
 
 import pandas as pd
 
+from repository.annotations import (
+    Annotation,
+    add_annotation,
+    delete_annotations,
+    load_annotations,
+)
 from repository.catalog import list_groups, list_metrics, tag_values
 from repository.connection import Connector, Cursor
 from repository.dimensions import GroupKeys
-from repository.history import history, latest
-from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike
+from repository.history import annotated_history, history, latest
+from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike, metric_id_of
 from repository.outcomes import CheckOutcome, load_outcomes, stage_outcomes, write_outcomes
 from repository.query import MetricQuery
 from repository.records import MetricRecord
@@ -108,11 +114,74 @@ class MetricsRepository:
         name: str | None = None,
         after: TimeLike | None = None,
         before: TimeLike | None = None,
+        exclude_annotated: bool = False,
     ) -> pd.Series:
-        """One series' succeeded values indexed by UTC timestamp (see ``repository.history``)."""
+        """One series' succeeded values indexed by UTC timestamp (see ``repository.history``);
+        ``exclude_annotated`` leaves out points covered by an ``excluded`` annotation."""
         return history(
+            self._connector, metric, tags=tags, group=group, name=name, after=after,
+            before=before, exclude_annotated=exclude_annotated,
+        )  # fmt: skip
+
+    def annotated_history(
+        self,
+        metric: str | HasMetricId,
+        *,
+        tags: Mapping[str, str] | None = None,
+        group: Mapping[str, str | None] | None = None,
+        name: str | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+    ) -> pd.DataFrame:
+        """The series of ``history()`` as a frame: ``value`` plus boolean ``incident``,
+        ``expected`` and ``excluded`` columns saying which annotations cover each point."""
+        return annotated_history(
             self._connector, metric, tags=tags, group=group, name=name, after=after, before=before
         )
+
+    def annotate(
+        self,
+        kind: str,
+        start: TimeLike,
+        end: TimeLike | None = None,
+        *,
+        metric: str | HasMetricId | None = None,
+        tags: Mapping[str, str] | None = None,
+        group: Mapping[str, str | None] | None = None,
+        note: str | None = None,
+    ) -> int:
+        """Mark ``[start, end]`` (inclusive; one point without ``end``) as an ``incident``, an
+        ``expected`` change or ``excluded`` from baselines; returns the annotation's id.
+
+        ``metric=None`` covers every metric, ``group=None`` every group (``{}`` is the
+        whole-dataset series) and ``tags`` the runs whose tags include them (default: all).
+        See ``repository.annotations``.
+        """
+        annotation = Annotation(
+            kind, start, end, None if metric is None else metric_id_of(metric), group,
+            {} if tags is None else tags, note,
+        )  # fmt: skip
+        return add_annotation(self._connector, annotation)
+
+    def annotations(
+        self,
+        *,
+        kinds: Sequence[str] | None = None,
+        metric: str | HasMetricId | None = None,
+        tags: Mapping[str, str] | None = None,
+        group: Mapping[str, str | None] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+    ) -> list[Annotation]:
+        """Stored annotations that may apply to this scope (see ``load_annotations``)."""
+        return load_annotations(
+            self._connector, kinds=kinds, metric=metric, tags=tags, group=group, after=after,
+            before=before,
+        )  # fmt: skip
+
+    def delete_annotations(self, ids: int | Iterable[int]) -> int:
+        """Delete annotations by id; returns how many were deleted."""
+        return delete_annotations(self._connector, ids)
 
     def latest(
         self,

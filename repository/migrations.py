@@ -6,9 +6,8 @@ so the upgrade path is exercised on each fresh repository, not only on old files
 and the recording of the new version run in one transaction: a failed or interrupted upgrade leaves
 the file at its old version.
 
-Adding a table later (annotations, say) is a new step ``Migration(3, "annotations", ...)`` appended
-to ``MIGRATIONS``; views are not part of any step (see ``schema.py``), so steps may change tables
-freely.
+A new table is a new step appended to ``MIGRATIONS``, as version 3 (annotations) was; views are
+not part of any step (see ``schema.py``), so steps may change tables freely.
 """
 
 from __future__ import annotations
@@ -223,6 +222,42 @@ ORDER BY r.run_id, s.series_id;
 DROP TABLE v1_rows;
 """
 
+# Version 3: annotations of metric points or time ranges (incident, expected, excluded), scoped to
+# a metric (NULL: every metric), a group (NULL: every group; '[]': the whole dataset) and tags (a
+# subset of the run's tags; none: every run). Group values and tags are rows of their own, as for
+# runs and groups, so every value stays a bound parameter.
+V3_TABLES = """
+CREATE SEQUENCE annotation_id_seq START 1;
+CREATE TABLE annotations (
+    annotation_id BIGINT PRIMARY KEY,
+    kind VARCHAR NOT NULL CHECK (kind IN ('incident', 'expected', 'excluded')),
+    start_ts TIMESTAMPTZ NOT NULL,
+    end_ts TIMESTAMPTZ NOT NULL,
+    metric_id VARCHAR,
+    group_key VARCHAR,
+    note VARCHAR,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+    CHECK (start_ts <= end_ts)
+);
+CREATE TABLE annotation_tags (
+    annotation_id BIGINT NOT NULL,
+    tag VARCHAR NOT NULL,
+    value VARCHAR NOT NULL,
+    PRIMARY KEY (annotation_id, tag)
+);
+CREATE TABLE annotation_groups (
+    annotation_id BIGINT NOT NULL,
+    column_name VARCHAR NOT NULL,
+    value VARCHAR,
+    PRIMARY KEY (annotation_id, column_name)
+);
+"""
+
+
+def _upgrade_to_v3(cur: Cursor) -> None:
+    cur.execute(V3_TABLES)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "metric results in one table", _create_v1),
     Migration(
@@ -230,5 +265,6 @@ MIGRATIONS: tuple[Migration, ...] = (
         "runs, groups and series dimensions; outcomes, verdicts, states, scan log",
         _upgrade_to_v2,
     ),
+    Migration(3, "annotations: incidents, expected changes and exclusions", _upgrade_to_v3),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,6 +1,6 @@
 """The current schema: the SQL views users query directly, and the version check run on open.
 
-Tables (version 2) are defined in ``migrations.py``; the views here are the documented, stable way
+Tables (version 3) are defined in ``migrations.py``; the views here are the documented, stable way
 to read a repository file with plain DuckDB (``duckdb metrics.duckdb``), e.g.::
 
     SELECT timestamp, value FROM metric_history
@@ -15,9 +15,22 @@ from __future__ import annotations
 
 import duckdb
 
+from repository.annotations import ANNOTATION_KINDS, covered_by
 from repository.errors import MigrationError, NotARepositoryError, SchemaVersionError
 from repository.migrations import LATEST_VERSION, MIGRATIONS
 from repository.results import Cursor, first_row
+
+
+def _annotated_history() -> str:
+    flags = [
+        covered_by(
+            kind, run_id="h.run_id", ts="h.timestamp", metric_id="h.metric_id",
+            group_key="h.group_key",
+        ) + f" AS {kind}"
+        for kind in ANNOTATION_KINDS
+    ]  # fmt: skip
+    return f"SELECT h.*, {', '.join(flags)} FROM metric_history h"
+
 
 VIEWS: dict[str, str] = {
     "run_overview": """
@@ -59,6 +72,22 @@ VIEWS: dict[str, str] = {
                v.detector, v.score, v.detail, v.status, v.history_length
         FROM anomaly_verdicts v JOIN run_overview r USING (run_id)
         JOIN group_overview g ON g.group_id = v.group_id""",
+    "metric_annotations": """
+        SELECT a.annotation_id, a.kind, a.start_ts AS start, a.end_ts AS "end", a.metric_id,
+               a.group_key,
+               CASE WHEN a.group_key IS NOT NULL
+                    THEN coalesce(g.group_values, MAP()::MAP(VARCHAR, VARCHAR)) END AS group_values,
+               coalesce(t.tags, MAP()::MAP(VARCHAR, VARCHAR)) AS tags, a.note, a.created_at
+        FROM annotations a
+        LEFT JOIN (
+            SELECT annotation_id, map(list(tag ORDER BY tag), list(value ORDER BY tag)) AS tags
+            FROM annotation_tags GROUP BY annotation_id) t USING (annotation_id)
+        LEFT JOIN (
+            SELECT annotation_id,
+                   map(list(column_name ORDER BY column_name),
+                       list(value ORDER BY column_name)) AS group_values
+            FROM annotation_groups GROUP BY annotation_id) g USING (annotation_id)""",
+    "annotated_history": _annotated_history(),
     "analyzer_state_index": """
         SELECT dataset, partition, metric_id, kind, format_version,
                octet_length(payload) AS payload_bytes, updated_at

@@ -95,9 +95,10 @@ def _history(
     group: Mapping[str, str | None],
     key: ResultKey | None,
 ) -> pd.Series:
+    # Points annotated "excluded" (a fixed bad run, say) never serve as history.
     history = repository.history(
         metric_id, tags=constraint.tags, group=dict(group), after=constraint.after,
-        before=constraint.before,
+        before=constraint.before, exclude_annotated=True,
     )  # fmt: skip
     if key is not None:
         # The run never sees itself (a re-run of the same key) nor later runs (a backfill).

@@ -81,10 +81,15 @@ def test_k_of_last_n_counts_history_before_the_interval() -> None:
 
 
 def test_compositions_nest_and_compare() -> None:
-    nested = AnyOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(), 1, 1))
-    assert nested == AnyOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(), 1, 1))
-    assert nested != AllOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(), 1, 1))
-    assert len({nested, AnyOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(), 1, 1))}) == 1
+    # The population band (prediction_interval=False) flags 90 after only two points.
+    nested = AnyOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(prediction_interval=False), 1, 1))
+    same = AnyOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(prediction_interval=False), 1, 1))
+    assert nested == same
+    assert nested != AnyOf(AllOf(CAP, JUMP), KOfLastN(OnlineNormal(), 1, 1))
+    assert nested != AllOf(
+        AllOf(CAP, JUMP), KOfLastN(OnlineNormal(prediction_interval=False), 1, 1)
+    )
+    assert len({nested, same}) == 1
     assert repr(AllOf(CAP)).startswith("AllOf(SimpleThreshold(")
     # OnlineNormal alone flags the jump to 90 and keeps it out of its baseline
     assert [a.index for a in nested.detect([50, 55, 90, 101, 105])] == [2, 3, 4]

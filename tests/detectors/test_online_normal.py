@@ -15,7 +15,7 @@ SERIES = [10.0, 11.0, 9.0, 10.5, 9.5, 10.0, 30.0, 10.2]
 
 
 def test_bounds_are_mean_and_population_sd_of_earlier_retained_points() -> None:
-    evaluation = OnlineNormal().evaluate(SERIES)
+    evaluation = OnlineNormal(prediction_interval=False).evaluate(SERIES)
     assert evaluation.status[:2] == [Status.INSUFFICIENT_HISTORY] * 2
     assert np.isnan(evaluation.lower[:2]).all()
     # index 2: history [10, 11] -> mean 10.5, population sd 0.5
@@ -30,7 +30,7 @@ def test_bounds_are_mean_and_population_sd_of_earlier_retained_points() -> None:
 
 
 def test_without_ignore_anomalies_the_spike_widens_later_bounds() -> None:
-    evaluation = OnlineNormal(ignore_anomalies=False).evaluate(SERIES)
+    evaluation = OnlineNormal(ignore_anomalies=False, prediction_interval=False).evaluate(SERIES)
     history = np.array(SERIES[:7])
     assert evaluation.upper[7] == pytest.approx(history.mean() + 3 * history.std())
 
@@ -140,6 +140,8 @@ finite_or_not = st.one_of(st.floats(-1e3, 1e3), st.just(NAN), st.just(math.inf))
     ignore=st.booleans(),
     deequ=st.booleans(),
     start=st.integers(0, 40),
+    prediction=st.booleans(),
+    minimum=st.integers(2, 6),
 )
 def test_scalar_loop_and_matrix_kernel_agree_exactly(
     series: list[float],
@@ -148,8 +150,10 @@ def test_scalar_loop_and_matrix_kernel_agree_exactly(
     ignore: bool,
     deequ: bool,
     start: int,
+    prediction: bool,
+    minimum: int,
 ) -> None:
-    detector = OnlineNormal(*factors, skip, ignore, deequ)
+    detector = OnlineNormal(*factors, skip, ignore, deequ, prediction, minimum)
     x = np.array(series, dtype=np.float64)
     scalar = detector.evaluate(x, (start, None))
     kernel = detector.evaluate_matrix(x[None, :], np.array([len(x)]), np.array([start]))
@@ -171,3 +175,55 @@ def test_default_verdicts_do_not_depend_on_the_interval(
     part = OnlineNormal().evaluate(series, (start, end))
     np.testing.assert_array_equal(part.codes, whole.codes[part.index])
     np.testing.assert_array_equal(part.upper, whole.upper[part.index])
+
+
+def test_the_default_band_is_the_student_t_prediction_interval() -> None:
+    from scipy import stats
+
+    evaluation = OnlineNormal().evaluate(SERIES)
+    # index 2: history [10, 11]: n = 2, sample sd sqrt(0.5), 1 degree of freedom
+    q = stats.t.ppf(stats.norm.cdf(3.0), df=1)
+    half = q * math.sqrt(0.5) * math.sqrt(1 + 1 / 2)
+    assert evaluation.lower[2] == pytest.approx(10.5 - half)
+    assert evaluation.upper[2] == pytest.approx(10.5 + half)
+    # index 6: history of six points, 5 degrees of freedom; the spike is still caught
+    history = np.array(SERIES[:6])
+    q6 = stats.t.ppf(stats.norm.cdf(3.0), df=5)
+    expected = history.mean() + q6 * history.std(ddof=1) * math.sqrt(1 + 1 / 6)
+    assert evaluation.upper[6] == pytest.approx(expected)
+    assert [a.index for a in evaluation.anomalies()] == [6]
+
+
+def test_the_prediction_interval_tends_to_the_normal_band() -> None:
+    x = np.random.default_rng(0).normal(0.0, 1.0, 3001)
+    wide = OnlineNormal(ignore_start_percentage=0).evaluate(x, (3000, 3001))
+    narrow = OnlineNormal(ignore_start_percentage=0, prediction_interval=False).evaluate(
+        x, (3000, 3001)
+    )
+    assert wide.upper[0] == pytest.approx(narrow.upper[0], rel=1e-2)
+    assert wide.upper[0] > narrow.upper[0]
+
+
+def test_min_baseline_holds_judgement_back() -> None:
+    evaluation = OnlineNormal(min_baseline=5, ignore_start_percentage=0).evaluate(SERIES)
+    assert evaluation.status[:5] == [Status.INSUFFICIENT_HISTORY] * 5
+    assert "fewer than 5 earlier values" in evaluation.detail[4]
+    with pytest.raises(ValueError, match="min_baseline must be an integer >= 2"):
+        OnlineNormal(min_baseline=1)
+
+
+def test_short_baselines_no_longer_cascade_into_false_alarms() -> None:
+    # Binomial means without any incident (6 groups x 60 days, as Mean(controversiality) per
+    # subreddit): the population band flags early points on 2-5 point baselines, leaves them
+    # out and narrows further; the prediction interval does not.
+    from detectors import walk_forward
+
+    rng = np.random.default_rng(0)
+    counts = {True: 0, False: 0}
+    for _ in range(6):
+        rows = rng.integers(200, 2000, 60)
+        means = rng.binomial(rows, 0.05) / rows
+        for prediction in counts:
+            detector = OnlineNormal(upper_deviation_factor=3, prediction_interval=prediction)
+            counts[prediction] += int((walk_forward(detector, means).codes == 1).sum())
+    assert counts[True] <= 6 and 4 * counts[True] <= counts[False]

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from repository import MetricRecord, MetricsRepository
+from repository.migrations import LATEST_VERSION
 from tests.repository.conftest import key, mean, size
 
 
@@ -34,7 +35,7 @@ def test_a_second_repository_object_sees_the_data_on_disk(repo_path: Path) -> No
         writer.save(key(0), [size(1.0)])
     with MetricsRepository(repo_path) as reader:
         assert reader.history("Size(*)").tolist() == [1.0]
-        assert reader.schema_version == 2
+        assert reader.schema_version == LATEST_VERSION
 
 
 def test_saving_the_same_key_replaces_that_runs_points_of_those_metrics(
