@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Self
 
 from anomaly.analyzers import (
@@ -55,28 +55,28 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self.is_complete(*columns, hint=hint).is_unique(*columns, hint=hint)  # type: ignore[attr-defined]
 
     def has_uniqueness(
-        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
     ) -> Self:  # fmt: skip
         """Fraction of value tuples occurring once satisfies `assertion`."""
-        analyzer = Uniqueness(tuple([columns] if isinstance(columns, str) else columns), where)
+        analyzer = Uniqueness(columns, where)
         return self._metric(f"has_uniqueness({analyzer.instance})", analyzer, assertion, hint)
 
     def has_distinctness(
-        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
     ) -> Self:  # fmt: skip
         """Distinct value tuples / rows satisfies `assertion`."""
-        analyzer = Distinctness(tuple([columns] if isinstance(columns, str) else columns), where)
+        analyzer = Distinctness(columns, where)
         return self._metric(f"has_distinctness({analyzer.instance})", analyzer, assertion, hint)
 
     def has_unique_value_ratio(
-        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
     ) -> Self:  # fmt: skip
         """Unique values / distinct values satisfies `assertion`."""
         analyzer = UniqueValueRatio(
-            tuple([columns] if isinstance(columns, str) else columns), where
+            columns, where
         )
         return self._metric(
             f"has_unique_value_ratio({analyzer.instance})", analyzer, assertion, hint

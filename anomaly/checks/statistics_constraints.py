@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Self
 
 from anomaly.analyzers import (
@@ -83,11 +83,11 @@ class StatisticsConstraints(ConstraintBuilder):
         return self._metric(f"has_approx_quantile({column}, {quantile})", analyzer, assertion, hint)
 
     def has_count_distinct(
-        self, columns: str | Iterable[str], assertion: AssertionFn, where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
     ) -> Self:  # fmt: skip
         """The exact number of distinct value tuples satisfies `assertion`."""
-        analyzer = CountDistinct(tuple([columns] if isinstance(columns, str) else columns), where)
+        analyzer = CountDistinct(columns, where)
         return self._metric(f"has_count_distinct({analyzer.instance})", analyzer, assertion, hint)
 
     def has_approx_count_distinct(
