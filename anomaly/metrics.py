@@ -67,6 +67,11 @@ class Metric:
                 self.entity, self.instance, self.name, self.metric_id, float(self.value), group
             )
 
+    def judged_records(self) -> Iterator[MetricRecord]:
+        """The records a scan judges for anomalies: all of them, unless a metric stores some
+        only as context."""
+        return self.records()
+
 
 def group_labels(columns: tuple[str, ...], key: GroupKey) -> dict[str, str | None]:
     """Group column -> value as text (None stays None), the form the repository stores."""

@@ -195,13 +195,13 @@ class ScanRunner:
 
 
 def plans_by_record(context: AnalyzerContext, plans: Sequence[MetricPlan]) -> dict[str, MetricPlan]:
-    """Record metric id -> plan (multi-valued metrics have one id per key, one plan)."""
+    """Judged record metric id -> plan (multi-valued metrics have one id per key, one plan)."""
     of_analyzer = {p.analyzer: p for p in plans}
     return {
         record.metric_id: of_analyzer[analyzer]
         for (analyzer, _), metric in context.metrics.items()
         if analyzer in of_analyzer
-        for record in metric.records()
+        for record in metric.judged_records()
     }
 
 

@@ -1,0 +1,32 @@
+"""Accuracy of a dataset against a source of truth, with seed 002's (Apache Griffin's) rule DSL.
+
+Importing this package does not import Spark: rules parse and plan in plain Python.
+"""
+
+from anomaly.accuracy.analyzer import Accuracy, AccuracyMetric
+from anomaly.accuracy.config import accuracy_from_dict
+from anomaly.accuracy.errors import (
+    RuleError,
+    RuleJoinError,
+    RuleSyntaxError,
+    RuleTypeError,
+    UnknownFieldError,
+)
+from anomaly.accuracy.parser import parse_rule
+from anomaly.accuracy.plan import RulePlan, plan_rule
+from anomaly.accuracy.state import AccuracyState
+
+__all__ = [
+    "Accuracy",
+    "AccuracyMetric",
+    "AccuracyState",
+    "RuleError",
+    "RuleJoinError",
+    "RulePlan",
+    "RuleSyntaxError",
+    "RuleTypeError",
+    "UnknownFieldError",
+    "accuracy_from_dict",
+    "parse_rule",
+    "plan_rule",
+]
