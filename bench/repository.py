@@ -5,7 +5,8 @@ History of 10M points: 1,000 metrics x 100 groups x 100 daily runs, saved throug
 
 * ``history()`` of one series and ``latest()`` of all 100 groups of one metric, each per operation
   (the file is attached and released every call, the default) and inside ``session()``, before
-  and after ``compact()``;
+  and after ``compact()`` (and the file size before and after it);
+* ``history()`` per operation while two other processes read in a loop (readers share the file);
 * saving a new 10k-point run into the 10M-point file, and re-saving it (replace);
 * the state store replacing 8 partitions of 16 MiB states at once, and reading them back.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -130,6 +132,71 @@ def reads(repo: MetricsRepository, metrics: int, groups: int) -> dict[str, dict[
     with repo.session():
         out["history_in_session"] = summary(timed(history, 40))
         out["latest_all_groups_in_session"] = summary(timed(latest, 20))
+    return out
+
+
+def _read_in_loop(path: str, stop: str, results: Any) -> None:
+    """A reader process (a dashboard): ``history()`` per operation until ``stop`` exists."""
+    repo, reads = MetricsRepository(path, lock_timeout=120), 0
+    started = time.perf_counter()
+    while not os.path.exists(stop):
+        repo.history("Mean(c1)", tags=TAGS, group={"segment": "s001"})
+        reads += 1
+    results.put(reads / (time.perf_counter() - started))
+
+
+def _hold_read_session(path: str, seconds: float, ready: Any) -> None:
+    """A process evaluating checks: one read session kept open for ``seconds``."""
+    repo = MetricsRepository(path, lock_timeout=120)
+    with repo.session():
+        repo.history("Mean(c1)", tags=TAGS, group={"segment": "s001"})
+        ready.put(True)
+        time.sleep(seconds)
+
+
+def read_beside_session(repo: MetricsRepository, groups: int) -> dict[str, Any]:
+    """``history()`` calls while another process keeps a 3-second read session open: with an
+    exclusive lock for readers the first call waits for the session's end."""
+    context = multiprocessing.get_context("spawn")
+    ready = context.Queue()
+    holder = context.Process(target=_hold_read_session, args=(repo.path, 3.0, ready))
+    holder.start()
+    ready.get(timeout=120)
+    rng = random.Random(5)
+
+    def history() -> None:
+        group = {"segment": f"s{rng.randrange(groups):03d}"}
+        assert len(repo.history("Mean(c3)", tags=TAGS, group=group)) > 0
+
+    times = timed(history, 5)
+    holder.join(timeout=60)
+    return {"max_ms": round(max(times), 1), "median_ms": round(statistics.median(times), 1)}
+
+
+def concurrent_reads(repo: MetricsRepository, folder: Path, groups: int) -> dict[str, Any]:
+    """``history()`` per operation while two other processes run ``history()`` in a loop: with
+    an exclusive lock for readers they queue behind each other, with a shared one they do not."""
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    stop = folder / "stop-readers"
+    others = [
+        context.Process(target=_read_in_loop, args=(repo.path, str(stop), results))
+        for _ in range(2)
+    ]
+    for process in others:
+        process.start()
+    time.sleep(5)  # let them import and start reading
+    rng = random.Random(11)
+
+    def history() -> None:
+        group = {"segment": f"s{rng.randrange(groups):03d}"}
+        assert len(repo.history("Mean(c2)", tags=TAGS, group=group)) > 0
+
+    out: dict[str, Any] = {"history_per_operation": summary(timed(history, 40))}
+    stop.touch()
+    out["other_readers_reads_per_second"] = [round(results.get(timeout=120), 1) for _ in others]
+    for process in others:
+        process.join(timeout=60)
     return out
 
 
@@ -272,7 +339,10 @@ def main() -> None:
         start = time.perf_counter()
         repo.compact()
         result["compact_seconds"] = round(time.perf_counter() - start, 2)
+        result["file_mb_after_compact"] = round((folder / "metrics.duckdb").stat().st_size / 1e6)
         result["reads_after_compact"] = reads(repo, args.metrics, args.groups)
+        result["reads_beside_two_reader_processes"] = concurrent_reads(repo, folder, args.groups)
+        result["reads_beside_a_read_session"] = read_beside_session(repo, args.groups)
         result["saves"] = saves(repo, args.days)
         result["file_mb"] = round((folder / "metrics.duckdb").stat().st_size / 1e6)
         result["state_store"] = states(repo)
@@ -324,9 +394,19 @@ def print_table(r: dict[str, Any]) -> None:
         f"\ninsert through save(): {speed:,} points/s; executemany: "
         f"{naive['points_per_second']:,} points/s ({speed / naive['points_per_second']:.0f}x)"
     )
+    beside = r["reads_beside_two_reader_processes"]
+    print(
+        f"history, per op, beside two reader processes: {beside['history_per_operation']}; "
+        f"they read {beside['other_readers_reads_per_second']} times/s"
+    )
+    print(
+        "5 history() calls while another process has a read session: "
+        f"{r['reads_beside_a_read_session']}"
+    )
     print(
         f"compact(): {r['compact_seconds']} s; file {r['file_mb_before_compact']} MB before, "
-        f"{r['file_mb']} MB after; state store: {r['state_store']}"
+        f"{r['file_mb_after_compact']} MB after ({r['file_mb']} MB after the save benchmark); "
+        f"state store: {r['state_store']}"
     )
     print(
         f"load average before/after: {r['machine']['load_average_before']} / "

@@ -26,7 +26,8 @@ from repository.keys import (
 from repository.query import metric_ids
 from repository.results import fetch_arrow
 
-LATEST_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "timestamp")
+LATEST_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "timestamp", "group_key")
+"""The fixed columns of ``latest()`` (``group_key`` as in ``query.POINT_COLUMNS``)."""
 _FROM = """
     FROM points p JOIN runs r ON r.run_id = p.run_id JOIN series s ON s.series_id = p.series_id
     JOIN group_keys k ON k.group_id = s.group_id"""

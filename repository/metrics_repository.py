@@ -25,7 +25,7 @@ from repository.query import MetricQuery
 from repository.records import MetricRecord
 from repository.retention import DeletedRows, compact, delete_runs
 from repository.scan_log import ScanLog
-from repository.schema import ensure_schema, schema_version
+from repository.schema import open_schema, schema_version
 from repository.state_store import StateStore
 from repository.transfer import export_parquet, import_parquet
 from repository.verdicts import AnomalyVerdict, load_verdicts, stage_verdicts, write_verdicts
@@ -43,7 +43,8 @@ class MetricsRepository:
         Seconds to wait for another process using the file before ``RepositoryLockedError``.
 
     Every operation opens the file, runs one transaction or query and releases the file, so
-    several processes can share it (see ``docs/repository.md``); ``session()`` keeps it open.
+    several processes can share it: readers together (read-only, shared lock), a writer alone
+    (see ``docs/repository.md``); ``session()`` keeps it open.
 
     Examples
     --------
@@ -60,7 +61,7 @@ class MetricsRepository:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 30.0) -> None:
-        self._connector = Connector(path, lock_timeout, ensure_schema)
+        self._connector = Connector(path, lock_timeout, open_schema)
         self.states = StateStore(self._connector)
         """Analyzer states for differential computation."""
         self.scan_log = ScanLog(self._connector)
@@ -270,7 +271,8 @@ class MetricsRepository:
         return delete_runs(self._connector, after=after, before=before, tags=tags)
 
     def compact(self, *, recluster: bool = True) -> None:
-        """Checkpoint, and re-sort points by series so history reads stay fast."""
+        """Copy the repository into a fresh file that replaces it (only live data: the file
+        shrinks), with points sorted by series (``recluster``) so history reads stay fast."""
         compact(self._connector, recluster=recluster)
 
     def export_parquet(
@@ -298,13 +300,15 @@ class MetricsRepository:
 
     @contextmanager
     def session(self) -> Iterator[MetricsRepository]:
-        """Keep the file open across many operations (other processes wait until it ends)."""
+        """Keep the file open across many operations: shared with other readers until its first
+        write, then exclusively (other processes' writes, then all of them, wait until it ends)."""
         with self._connector.session():
             yield self
 
     @contextmanager
     def sql(self) -> Iterator[Cursor]:
-        """A DuckDB cursor on the repository for ad-hoc SQL over the documented views."""
+        """A DuckDB cursor on the repository for ad-hoc SQL over the documented views (reading:
+        the file is attached read-only unless a write of this process holds it)."""
         with self._connector.cursor() as cur:
             yield cur
 

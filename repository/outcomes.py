@@ -37,8 +37,10 @@ OUTCOME_COLUMNS = (
     "value",
     "lower",
     "upper",
+    "group_key",
 )
-"""The fixed columns of ``load_outcomes()``; group then tag columns follow."""
+"""The fixed columns of ``load_outcomes()``; group then tag columns follow. ``group_key`` is the
+canonical JSON of the group, which tells a null group value from an absent group column."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,7 @@ def load_outcomes(
     sql = f"""
         SELECT epoch_ms(r.ts) AS ts_ms, o.run_id, o.group_id, o.check_name AS "check",
                o.constraint_name AS "constraint", o.level, o.status, o.message, o.metric_id,
-               o.value, o.lower, o.upper
+               o.value, o.lower, o.upper, k.group_key
         FROM check_outcomes o JOIN runs r ON r.run_id = o.run_id
         JOIN group_keys k ON k.group_id = o.group_id
         WHERE {where.sql}

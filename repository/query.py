@@ -24,8 +24,14 @@ from repository.keys import (
 from repository.records import MetricRecord, RunResult
 from repository.results import fetch_arrow
 
-POINT_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "error", "timestamp")
-"""The fixed columns of ``to_pandas()``; group columns then tag columns (sorted) follow."""
+POINT_COLUMNS = (
+    "entity", "instance", "name", "metric_id", "value", "error", "timestamp", "group_key"
+)  # fmt: skip
+"""The fixed columns of ``to_pandas()``; group columns then tag columns (sorted) follow.
+
+``group_key`` is the group's canonical JSON (``[]`` for the whole dataset, as in the SQL views):
+a group column shows ``None`` both for a null value and for a row without that column, and
+``group_key`` tells them apart (``[["country",null]]`` against ``[]``)."""
 
 
 def metric_ids(metrics: str | HasMetricId | Iterable[str | HasMetricId]) -> list[str]:
@@ -131,7 +137,7 @@ class MetricQuery:
             where.add("p.error IS NULL")
         sql = f"""
             SELECT epoch_ms(r.ts) AS ts_ms, p.run_id, s.group_id, s.entity, s.instance, s.name,
-                   s.metric_id, p.value, p.error
+                   s.metric_id, p.value, p.error, k.group_key
             FROM points p JOIN runs r ON r.run_id = p.run_id
             JOIN series s ON s.series_id = p.series_id
             JOIN group_keys k ON k.group_id = s.group_id

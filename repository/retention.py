@@ -3,11 +3,12 @@
 ``delete_runs`` removes whole runs (their points, outcomes and verdicts) by time range and tags in
 one transaction, then the series and groups nothing refers to any more. DuckDB marks deleted rows
 and frees their blocks at the next checkpoint; freed blocks are reused by later writes, but the
-file does not shrink. ``compact`` checkpoints and, by default, rewrites the points table sorted
+file does not shrink (nor does ``VACUUM`` shrink it). ``compact`` copies the repository into a
+fresh file (``COPY FROM DATABASE`` for the schema, then every table's rows) that atomically
+replaces the old one, so the file holds only live data; by default the points are copied sorted
 by series: appended runs interleave every series, and sorting puts each series' points into one
 or two row groups, so ``history()`` reads a few row groups instead of all of them (see
-``bench/repository.py``). To shrink the file itself, copy it into a new one:
-``export_parquet`` + ``import_parquet``, or DuckDB's ``COPY FROM DATABASE``.
+``bench/repository.py``).
 """
 
 from __future__ import annotations
@@ -95,11 +96,15 @@ def _delete_orphans(cur: Cursor) -> None:
 
 
 def compact(connector: Connector, *, recluster: bool = True) -> None:
-    """Rewrite points sorted by series (``recluster``), then checkpoint the file.
+    """Copy the repository into a fresh file that replaces it, with points sorted by series
+    (``recluster``); an in-memory repository is re-sorted in place.
 
-    Takes seconds for 10M points; other processes wait meanwhile.
+    DuckDB reuses the blocks that deletes free but never returns them to the file system, and
+    rewriting a table in place (one transaction deleting and re-inserting it) needs new blocks
+    for the new rows while the old ones are still in use: the file grew by the size of the points
+    table. A copy holds only live rows. Takes seconds for 10M points; other processes wait.
     """
-    with connector.session():
+    if connector.in_memory:
         if recluster:
             with connector.transaction() as cur:
                 cur.execute(
@@ -109,7 +114,26 @@ def compact(connector: Connector, *, recluster: bool = True) -> None:
                 cur.execute("DELETE FROM points")
                 cur.execute("INSERT INTO points SELECT * FROM sorted_points")
                 cur.execute("DROP TABLE sorted_points")
-        with connector.cursor() as cur, contextlib.suppress(duckdb.TransactionException):
-            # Another thread's open transaction postpones the checkpoint to the release of the
-            # file (DETACH checkpoints); FORCE would abort that transaction instead.
-            cur.execute("CHECKPOINT")
+        return
+    connector.rewrite(lambda cur, old, new: _copy(cur, old, new, recluster))
+
+
+def _copy(cur: Cursor, old: str, new: str, recluster: bool) -> None:
+    """Every table, view, sequence (with its position) and row of ``old`` into ``new``."""
+    cur.execute(f"COPY FROM DATABASE {old} TO {new} (SCHEMA)")
+    tables = cur.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY ALL",
+        [old],
+    ).fetchall()
+    cur.execute("BEGIN TRANSACTION")
+    try:
+        for schema, table in tables:
+            name = f'"{schema}"."{table}"'
+            # Sorted, a series' points sit in one or two row groups instead of in all of them.
+            order = " ORDER BY series_id, run_id" if recluster and table == "points" else ""
+            cur.execute(f"INSERT INTO {new}.{name} SELECT * FROM {old}.{name}{order}")
+        cur.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            cur.execute("ROLLBACK")
+        raise

@@ -137,6 +137,18 @@ def ensure_schema(cur: Cursor) -> int:
     return found
 
 
+def open_schema(cur: Cursor, writable: bool) -> bool:
+    """Check a freshly opened file: migrate it forward if ``writable``; False if it needs that
+    but was opened read-only (the connector then reopens it read-write)."""
+    if writable:
+        ensure_schema(cur)
+        return True
+    found = schema_version(cur)
+    if found > LATEST_VERSION:
+        ensure_schema(cur)  # raises the SchemaVersionError
+    return found == LATEST_VERSION
+
+
 def _migrate(cur: Cursor, found: int) -> None:
     cur.execute("BEGIN TRANSACTION")
     try:

@@ -41,8 +41,10 @@ VERDICT_COLUMNS = (
     "status",
     "history_length",
     "run_timestamp",
+    "group_key",
 )
-"""The fixed columns of ``load_verdicts()``; group then tag columns follow."""
+"""The fixed columns of ``load_verdicts()``; group then tag columns follow. ``group_key`` is the
+canonical JSON of the group, which tells a null group value from an absent group column."""
 
 
 @dataclass(frozen=True)
@@ -175,7 +177,7 @@ def load_verdicts(
     sql = f"""
         SELECT epoch_ms(v.ts) AS ts_ms, v.run_id, v.group_id, v.metric_id, v.value, v.lower,
                v.upper, v.detector, v.score, v.detail, v.status, v.history_length,
-               r.ts AS run_timestamp
+               r.ts AS run_timestamp, k.group_key
         FROM anomaly_verdicts v JOIN runs r ON r.run_id = v.run_id
         JOIN group_keys k ON k.group_id = v.group_id
         WHERE {where.sql}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from multiprocessing.queues import Queue
 
 from repository import AnalyzerState, MetricRecord, MetricsRepository, ResultKey
 
@@ -24,6 +25,43 @@ def save_runs(path: str, worker: int, count: int) -> None:
         )
 
 
+def write_and_replace(path: str, runs: int, size: int) -> None:
+    """``runs`` runs of ``size`` points all of value ``i``; each run is then re-saved (replaced)
+    with value ``i + 0.5``: a reader must see every run whole, with one value."""
+    repo = MetricsRepository(path, lock_timeout=120)
+    for i in range(runs):
+        for value in (float(i), i + 0.5):
+            repo.save(ResultKey(i, {"dataset": "orders"}), uniform_run(size, value))
+
+
+def uniform_run(size: int, value: float) -> list[MetricRecord]:
+    return [
+        MetricRecord("Column", "p", "Mean", "Mean(p)", value, {"g": str(g)}) for g in range(size)
+    ]
+
+
+def read_while(path: str, stop: str, size: int, results: Queue[tuple[int, float, str]]) -> None:
+    """Read every run until the file ``stop`` exists; report (reads, slowest s, error)."""
+    reads, slowest, error = 0, 0.0, ""
+    try:
+        repo = MetricsRepository(path, lock_timeout=120)
+        while not os.path.exists(stop):
+            started = time.perf_counter()
+            for run in repo.load().get():
+                values = {m.value or 0.0 for m in run}
+                if (
+                    len(run) != size
+                    or len(values) != 1
+                    or {int(v) for v in values} != {run.key.epoch_ms}
+                ):
+                    raise AssertionError(f"run {run.key}: {len(run)} points, values {values}")
+            slowest = max(slowest, time.perf_counter() - started)
+            reads += 1
+    except BaseException as exc:  # reported to the test
+        error = f"{type(exc).__name__}: {exc}"
+    results.put((reads, slowest, error))
+
+
 def big_run(metrics: int, groups: int) -> list[MetricRecord]:
     return [
         MetricRecord("Column", f"c{m}", "Mean", f"Mean(c{m})", float(g), {"g": str(g)})
@@ -39,9 +77,17 @@ def _print(line: str) -> None:
 def main(argv: list[str]) -> None:
     command, path = argv[0], argv[1]
     repo = MetricsRepository(path)
-    if command == "hold-session":  # keep the repository (and its lock) for some seconds
+    if command == "hold-session":  # keep the repository (and its shared lock) for some seconds
         with repo.session():
+            repo.history("Size(*)")
             _print("ready")
+            _print(f"at {time.monotonic()}")  # the system-wide clock: comparable across processes
+            time.sleep(float(argv[2]))
+    elif command == "hold-write-session":  # the same after a write: the lock is exclusive
+        with repo.session():
+            repo.save(ResultKey(0), [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)])
+            _print("ready")
+            _print(f"at {time.monotonic()}")
             time.sleep(float(argv[2]))
     elif command == "big-save":  # a committed small run, then a large one to be killed
         repo.save(

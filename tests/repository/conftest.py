@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,6 +35,22 @@ def mean(
 ) -> MetricRecord:
     """A ``Mean(column)`` record (failed when ``error`` is given)."""
     return MetricRecord("Column", column, "Mean", f"Mean({column})", value, group, error)
+
+
+def writer_holds_lock(path: Path) -> bool:
+    """Whether a process holds the repository's lock exclusively (see ``repository.locking``).
+
+    Call it only while this process has the repository released: closing the probe descriptor
+    drops every record lock this process holds on the lock file.
+    """
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 1)  # the data lock
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 @pytest.fixture

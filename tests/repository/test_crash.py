@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import fcntl
-import os
 import random
 import signal
 import subprocess
@@ -12,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from repository import MetricsRepository, ResultKey
-from tests.repository.conftest import size
+from tests.repository.conftest import size, writer_holds_lock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,16 +32,9 @@ def kill_inside_the_write(path: Path, *args: str) -> str:
     try:
         assert process.stdout.readline().strip() == "saving"
         # The records are staged in Python first; the write starts when the lock is taken.
-        fd = os.open(f"{path}.lock", os.O_RDWR)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                time.sleep(0.002)
-            except BlockingIOError:
-                break
-        os.close(fd)
+        while time.monotonic() < deadline and not writer_holds_lock(path):
+            time.sleep(0.002)
         time.sleep(random.uniform(0.0, 0.1))
         process.send_signal(signal.SIGKILL)
         output = process.stdout.read()

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pandas as pd
 import pytest
 
-from repository import MetricRecord, MetricsRepository, ResultKey
+from repository import AnomalyVerdict, CheckOutcome, MetricRecord, MetricsRepository, ResultKey
 from repository.query import POINT_COLUMNS
 from tests.repository.conftest import day, key, mean, size
 
@@ -173,3 +174,36 @@ def test_many_groups_and_runs_in_one_result(repo: MetricsRepository) -> None:
     assert (frame.shop.astype(int) == frame.value).all()
     assert sorted(frame.run.unique()) == ["0", "1", "2"]
     assert len(repo.latest("Mean(p)", groups=[{"shop": f"{g:03d}"} for g in range(70)])) == 70
+
+
+def test_frames_tell_a_null_group_value_from_a_missing_group_column(
+    repo: MetricsRepository,
+) -> None:
+    groups: list[dict[str, str | None]] = [{"country": None}, {}, {"country": "DE"}, {"x": "1"}]
+    repo.save(
+        key(0),
+        [mean("p", float(i), **g) for i, g in enumerate(groups)],
+        outcomes=[CheckOutcome("c", "k", "Success", group=g) for g in groups],
+        verdicts=[
+            AnomalyVerdict("Mean(p)", "normal", f"d{i}", group=g) for i, g in enumerate(groups)
+        ],
+    )
+    expected = {0.0: '[["country",null]]', 1.0: "[]", 2.0: '[["country","DE"]]', 3.0: '[["x","1"]]'}
+    for frame in (repo.load().to_pandas(), repo.latest("Mean(p)")):
+        assert dict(zip(frame.value, frame.group_key, strict=True)) == expected
+        # The group column alone shows None for both; group_key keeps them apart.
+        assert frame.set_index("value").country.to_dict() == {
+            0.0: None,
+            1.0: None,
+            2.0: "DE",
+            3.0: None,
+        }
+        for value, group_key in expected.items():
+            group = dict(json.loads(group_key))
+            assert repo.history("Mean(p)", group=group).tolist() == [value]
+    verdicts = repo.load_verdicts()
+    assert sorted(verdicts.group_key) == sorted(expected.values())
+    outcomes = repo.load_outcomes()
+    assert sorted(outcomes.group_key) == sorted(expected.values())
+    only_null = repo.load().with_group({"country": None}).to_pandas()
+    assert only_null.group_key.tolist() == ['[["country",null]]']
