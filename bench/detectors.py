@@ -6,8 +6,14 @@ vectorised ``detect_frame`` and the loop a user would write with the index-based
 must flag the same points. SeasonalArima runs on 1,000 groups, locally and fanned out over
 Spark (``local[2]``) with ``applyInPandas``.
 
+``--holt-winters-band`` instead measures the quality of HoltWinters' band widths on the weekly
+series of ``bench/data`` (daily row and distinct counts, not new datasets) with the machinery
+of ``bench/detection_quality.py`` (walk-forward windows of 30 points, at most 150 points of
+history) and stores it under ``holt_winters_band`` in the same JSON file.
+
     python3 bench/detectors.py                 # full size, writes bench/results/detectors.json
     python3 bench/detectors.py --quick         # 1,000 groups, 100 SARIMA groups, no JSON
+    python3 bench/detectors.py --holt-winters-band
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -31,6 +38,7 @@ sys.path[0] = str(Path(__file__).resolve().parents[1])
 
 from detectors import (  # noqa: E402
     AbsoluteChange,
+    HoltWinters,
     OnlineNormal,
     RelativeRateOfChange,
     SeasonalArima,
@@ -148,7 +156,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, no JSON written")
     parser.add_argument("--no-spark", action="store_true", help="skip the Spark fan-out")
+    parser.add_argument("--holt-winters-band", action="store_true", help="band quality only")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for --holt-winters-band")
     args = parser.parse_args()
+    if args.holt_winters_band:
+        holt_winters_band(args.jobs)
+        return
     groups, arima_groups = (1_000, 100) if args.quick else (10_000, 1_000)
     frame = make_frame(groups, POINTS)
     shuffled = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
@@ -205,7 +218,9 @@ def main() -> None:
             "load_average_after": load_after,
         }
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        report = {"environment": environment, "results": rows}
+        previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        kept = {k: v for k, v in previous.items() if k == "holt_winters_band"}  # other mode's
+        report = {"environment": environment, "results": rows, **kept}
         RESULTS.write_text(json.dumps(report, indent=2) + "\n")
         print(f"\nwrote {RESULTS}")
 
@@ -225,6 +240,66 @@ def print_table(rows: list[dict[str, Any]]) -> None:
             f" {_number(r['seconds_unsorted_input']):>8} {r['loop_seconds']:>7.2f}"
             f" {r['loop_cpu_seconds']:>8.2f} {r['speedup']:>7.1f}x {target:>7} {verdict}"
         )
+
+
+# Band widths compared: Deequ's (the default) and k standard deviations of the residuals.
+BANDS: dict[str, float | None] = {
+    "HoltWinters(period=7)": None,
+    "HoltWinters(period=7, deviation_factor=2)": 2.0,
+    "HoltWinters(period=7, deviation_factor=3)": 3.0,
+    "HoltWinters(period=7, deviation_factor=4)": 4.0,
+}
+
+
+def _quality() -> Any:
+    sys.path.append(str(Path(__file__).resolve().parent))  # after the repository root
+    import detection_quality
+
+    return detection_quality
+
+
+def _band_replay(ids: list[int]) -> list[Any]:
+    """``detection_quality.replay``'s records for the HoltWinters bands (and OnlineNormal())."""
+    from anomaly.backtest import backtest
+
+    quality = _quality()
+    records = []
+    for k in ids:
+        one, since = quality._window(quality._dataset()[k])
+        candidates = {name: HoltWinters(7, factor) for name, factor in BANDS.items()}
+        for name, detector in {**candidates, "OnlineNormal()": OnlineNormal()}.items():
+            cpu = time.process_time()
+            result = backtest(one, {name: detector}, since=since)
+            seconds = time.process_time() - cpu
+            ev = result.evaluations[(name, 0)]
+            incidents = [i for i in one.info["incidents"] if i["first"] >= ev.index[0]]
+            found = [quality._found(ev, i) for i in incidents]
+            records.append((k, name, result.score(name), found, seconds))
+    return records
+
+
+def holt_winters_band(jobs: int) -> None:
+    quality = _quality()
+    series = quality._dataset()
+    ids = [k for k, one in enumerate(series)
+           if one.info["frequency"] == "daily" and not one.info["short"]
+           and one.info["kind"] in ("row_count", "distinct")]  # fmt: skip
+    started = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        chunks = [ids[j :: jobs * 4] for j in range(jobs * 4)]
+        records = [r for part in pool.map(_band_replay, chunks) for r in part]
+    names = [*BANDS, "OnlineNormal()"]
+    report: dict[str, Any] = {"series": len(ids), "seconds": time.perf_counter() - started}
+    for split in ("dev", "test", "all"):
+        chosen = [r for r in records if split == "all" or series[r[0]].info["split"] == split]
+        rows = quality.summarise(chosen, series)
+        count = len({r[0] for r in chosen})
+        print(f"\n{split}: {count} weekly series, windows of 30 points")
+        quality.print_table(quality.HEADERS, quality.table(rows, names))
+        report[split] = rows
+    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    RESULTS.write_text(json.dumps({**previous, "holt_winters_band": report}, indent=2) + "\n")
+    print(f"\n{report['seconds']:.0f} s; wrote {RESULTS}")
 
 
 def _number(value: float | None) -> str:

@@ -93,6 +93,17 @@ class Detector:
         """The name that starts every ``detail``."""
         return type(self).__name__
 
+    @property
+    def interval_independent(self) -> bool:
+        """Whether a point's evaluation depends on the values alone, not on the interval asked
+        for: then evaluating any sub-interval gives its points exactly the same result.
+
+        Compositions use it to evaluate later members only on the points still undecided.
+        ``False`` unless a detector declares it (the safe answer for model fits on the history
+        before the interval); ``True`` for detectors that only implement :meth:`bounds`.
+        """
+        return type(self).bounds is not Detector.bounds and type(self).evaluate is Detector.evaluate
+
     def bounds(self, history: FloatArray) -> tuple[float, float] | None:
         """Expected ``(lower, upper)`` for the point after ``history`` (its finite values);
         ``None`` when the history is too short."""

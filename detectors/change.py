@@ -34,6 +34,10 @@ class _RateOfChange(MatrixDetector):
         check_int("order", self.order, self.min_order)
 
     @property
+    def interval_independent(self) -> bool:
+        return True  # each point is compared with the value ``order`` steps before it
+
+    @property
     def _limits(self) -> tuple[float, float]:
         low = -np.inf if self.max_rate_decrease is None else self.max_rate_decrease
         high = np.inf if self.max_rate_increase is None else self.max_rate_increase

@@ -85,6 +85,10 @@ class AlertFatigue(Detector):
             )
 
     @property
+    def interval_independent(self) -> bool:
+        return True  # every point is judged as the newest one, whatever the interval
+
+    @property
     def inner(self) -> object:
         """The detector whose walk-forward verdicts the controls filter."""
         return self.detector if self.n == 1 else KOfLastN(self.detector, self.k, self.n)

@@ -98,6 +98,12 @@ class OnlineNormal(MatrixDetector):
         check_bool("prediction_interval", self.prediction_interval)
         check_int("min_baseline", self.min_baseline, 2)
 
+    @property
+    def interval_independent(self) -> bool:
+        # Deequ's mode never screens the points before the interval, so its baseline moves
+        # with the interval's start.
+        return not self.include_current_point
+
     def evaluate(self, values: ArrayLike, interval: Interval | None = None) -> Evaluation:
         x = as_values(values)
         start, end = resolve_interval(interval, len(x))

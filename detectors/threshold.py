@@ -35,6 +35,10 @@ class SimpleThreshold(MatrixDetector):
         check_at_least_one(names, (self.lower_bound, self.upper_bound))
         check_ordered(names, self.lower_bound, self.upper_bound)
 
+    @property
+    def interval_independent(self) -> bool:
+        return True  # a fixed band: each point is judged on its own value
+
     def evaluate_matrix(self, x: FloatMatrix, lengths: IntArray, starts: IntArray) -> MatrixResult:
         low = -np.inf if self.lower_bound is None else self.lower_bound
         high = np.inf if self.upper_bound is None else self.upper_bound

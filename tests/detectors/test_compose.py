@@ -51,11 +51,12 @@ def test_status_combination() -> None:
 def test_bands_combine_as_intersection_and_union_hull() -> None:
     low = SimpleThreshold(lower_bound=0, upper_bound=10)
     high = SimpleThreshold(lower_bound=5, upper_bound=20)
+    # fine for both (AnyOf asks both), flagged by the first (AllOf asks both)
     assert (AnyOf(low, high).evaluate([7]).lower[0], AnyOf(low, high).evaluate([7]).upper[0]) == (
         5,
         10,
     )
-    assert (AllOf(low, high).evaluate([7]).lower[0], AllOf(low, high).evaluate([7]).upper[0]) == (
+    assert (AllOf(low, high).evaluate([12]).lower[0], AllOf(low, high).evaluate([12]).upper[0]) == (
         0,
         20,
     )
@@ -64,9 +65,12 @@ def test_bands_combine_as_intersection_and_union_hull() -> None:
 
 
 def test_details_name_the_combination_and_the_members() -> None:
-    (anomaly,) = AnyOf(CAP, JUMP).detect([50, 101], (1, 2))
-    assert anomaly.detail.startswith("[AnyOf] [SimpleThreshold] Value 101.0")
+    (anomaly,) = AllOf(CAP, JUMP).detect([50, 101], (1, 2))
+    assert anomaly.detail.startswith("[AllOf] [SimpleThreshold] Value 101.0")
     assert "[AbsoluteChange] Change of 51.0" in anomaly.detail
+    # AnyOf does not ask JUMP about a point CAP already flagged
+    (anomaly,) = AnyOf(CAP, JUMP).detect([50, 101], (1, 2))
+    assert anomaly.detail == "[AnyOf] [SimpleThreshold] Value 101.0 is not in bounds [-inf, 100.0]."
     (persistent,) = KOfLastN(SimpleThreshold(upper_bound=10), 2, 3).detect([20, 20], (1, 2))
     assert persistent.detail.startswith("[KOfLastN] 2 of the last 3 points are anomalies (needs 2)")
 

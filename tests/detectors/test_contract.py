@@ -166,3 +166,14 @@ def test_works_per_group(name: str) -> None:
     )
     assert result["board"].tolist() == ["a", "b"]
     assert result["history"].tolist() == [len(SERIES) - 1] * 2
+
+
+def test_interval_independence_holds_when_claimed(name: str) -> None:
+    # Compositions evaluate such members on sub-intervals only: the result must not change.
+    detector = as_detector(DETECTORS[name])
+    if not detector.interval_independent:
+        return
+    whole = detector.evaluate(SERIES).to_frame()
+    for start, end in [(0, 3), (INTERVAL[0], INTERVAL[0] + 1), INTERVAL]:
+        part = detector.evaluate(SERIES, (start, end)).to_frame()
+        pd.testing.assert_frame_equal(part, whole.iloc[start:end].reset_index(drop=True))

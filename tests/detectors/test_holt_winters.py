@@ -68,3 +68,85 @@ def test_constant_series_has_no_anomalies_and_nan_is_missing() -> None:
     evaluation = HoltWinters(7).evaluate(series, (28, 30))
     assert evaluation.status[0] is Status.MISSING
     assert evaluation.status[1] is not Status.INSUFFICIENT_HISTORY
+
+
+def _fitted_residuals(series: np.ndarray, period: int) -> np.ndarray:
+    """The one-step residuals of the history, fitted as HoltWinters fits them."""
+    from scipy.optimize import minimize
+
+    from detectors.holt_winters import START, _squared_error
+
+    training = series.tolist()
+    fit = minimize(
+        _squared_error, np.array(START), args=(training, period), method="L-BFGS-B",
+        bounds=[(0.0, 1.0)] * 3,
+    )  # fmt: skip
+    forecasts = one_step_forecasts(training, period, *fit.x.tolist())
+    return series - np.array(forecasts[: len(series)])
+
+
+HISTORY = weekly(8, noise=0.5, seed=4)
+
+
+@pytest.mark.parametrize(
+    ("factor", "half_width"),
+    [
+        # Deequ: 1.96 sd of the absolute residuals
+        (None, lambda r: 1.96 * np.std(np.abs(r), ddof=1)),
+        # k standard deviations of the residuals (their root mean square)
+        (1.0, lambda r: np.sqrt(np.mean(r**2))),
+        (3.0, lambda r: 3 * np.sqrt(np.mean(r**2))),
+        (4.5, lambda r: 4.5 * np.sqrt(np.mean(r**2))),
+    ],
+)
+def test_band_half_width(factor: float | None, half_width: object) -> None:
+    series = np.append(HISTORY, 11.0)
+    evaluation = HoltWinters(7, factor).evaluate(series, (len(HISTORY), len(series)))
+    expected = half_width(_fitted_residuals(HISTORY, 7))  # type: ignore[operator]
+    assert (evaluation.upper[0] - evaluation.lower[0]) / 2 == pytest.approx(expected, rel=1e-9)
+
+
+def test_deequ_band_is_about_1_2_residual_sds_and_the_default() -> None:
+    residuals = _fitted_residuals(HISTORY, 7)
+    ratio = 1.96 * np.std(np.abs(residuals), ddof=1) / np.sqrt(np.mean(residuals**2))
+    assert 0.9 < ratio < 1.5  # ~1.18 for normal residuals: far from a 95% band
+    assert HoltWinters(7) == HoltWinters(7, None) == HoltWinters(period=7, deviation_factor=None)
+    assert HoltWinters(7, 3.0) != HoltWinters(7)
+    assert repr(HoltWinters(7, 3.0)) == "HoltWinters(period=7, deviation_factor=3.0)"
+
+
+@pytest.mark.parametrize(
+    ("tail", "deequ", "wide"),
+    [
+        ("normal week", [], []),
+        ("drop to zero", [1], [1]),
+        ("spike", [2], [2]),
+        # ~2 residual sds off: Deequ's band flags it, a 3-sd band does not
+        ("mild wobble", [0], []),
+    ],
+)
+def test_wider_band_flags_less(tail: str, deequ: list[int], wide: list[int]) -> None:
+    sd = float(np.sqrt(np.mean(_fitted_residuals(HISTORY, 7) ** 2)))
+    week = {
+        "normal week": [10.0, 12.0, 14.0],
+        "drop to zero": [10.0, 0.0, 14.0],
+        "spike": [10.0, 12.0, 30.0],
+        "mild wobble": [10.0 + 2.2 * sd, 12.0, 14.0],
+    }[tail]
+    series = np.concatenate([HISTORY, week])
+    start = len(HISTORY)
+    for factor, flagged in ((None, deequ), (3.0, wide)):
+        found = [a.index - start for a in HoltWinters(7, factor).detect(series, (start, None))]
+        assert found == flagged, (tail, factor)
+
+
+@pytest.mark.parametrize("factor", [0, 0.0, -1.0, math.nan, math.inf, "3", True, [3.0]], ids=repr)
+def test_bad_deviation_factor(factor: object) -> None:
+    with pytest.raises(ValueError, match=r"^deviation_factor "):
+        HoltWinters(7, factor)  # type: ignore[arg-type]
+
+
+def test_deviation_factor_loads_from_config() -> None:
+    from detectors import load_detector
+
+    assert load_detector("HoltWinters", {"period": 7, "deviation_factor": 3}) == HoltWinters(7, 3)
