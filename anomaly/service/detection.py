@@ -2,6 +2,11 @@
 
 A scan and a backfill both go through `judge`, with the history as stored up to the run's
 time, which is why a backfill gives the verdicts day-by-day scans would have given.
+
+Points covered by an ``excluded`` annotation (``repo.annotate("excluded", ...)``) are judged
+when they are the run's own points but never serve as history, as for ``has_no_anomalies``:
+a fixed bad run no longer widens or shifts the band of later runs. ``incident`` and
+``expected`` annotations label points for backtests and stay in the history.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from anomaly.service.annotated import kinds, of_run
 from detectors import Status, detect_frame
 from repository import AnomalyVerdict, MetricRecord
 
@@ -21,7 +27,10 @@ if TYPE_CHECKING:
     from anomaly.service.config import MetricPlan
     from repository import MetricsRepository
 
-COLUMNS = ["metric_id", "group", "timestamp", "value"]
+COLUMNS = ["metric_id", "group", "timestamp", "value", "excluded"]
+EXCLUDED = "excluded"
+"""The annotation kind whose points never serve as history (the kind ``has_no_anomalies`` and
+the backtest leave out of baselines)."""
 STATUS = {
     Status.OK.value: "normal",
     Status.ANOMALY.value: "anomaly",
@@ -52,18 +61,35 @@ def history_frame(
     after: datetime | None = None,
 ) -> pd.DataFrame:
     """Stored succeeded points (``COLUMNS``) of these metrics in runs with these tags, up to
-    `before` inclusive, sorted by time."""
-    query = repo.load().with_tags(tags).for_metrics(sorted(set(metric_ids))).before(before)
+    `before` inclusive, sorted by time; ``excluded`` says whether an ``excluded`` annotation
+    covers the point (same scope rules as ``repo.history(..., exclude_annotated=True)``)."""
+    ids = sorted(set(metric_ids))
+    query = repo.load().with_tags(tags).for_metrics(ids).before(before)
     if after is not None:
         query = query.after(after)
-    rows = [
-        (record.metric_id, group_text(record.group), run.key.timestamp, record.value)
-        for run in query.get()
-        for record in run
-    ]
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    exclusions = repo.annotations(kinds=[EXCLUDED], tags=tags, after=after, before=before)
+    rows = []
+    for run in query.get():
+        at = run.key.timestamp
+        applying = of_run(exclusions, at, run.key.tags)
+        for record in run:
+            excluded = bool(applying) and bool(kinds(applying, record.metric_id, record.group, at))
+            rows.append((record.metric_id, group_text(record.group), at, record.value, excluded))
+    frame = pd.DataFrame(rows, columns=COLUMNS).astype({"excluded": bool})
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame.sort_values("timestamp", kind="stable", ignore_index=True)
+
+
+def without_exclusions(frame: pd.DataFrame, moment: pd.Timestamp) -> pd.DataFrame:
+    """`frame` without its excluded points, except those at `moment` (always judged).
+
+    >>> frame = pd.DataFrame({"timestamp": [1, 2, 3], "excluded": [False, True, True]})
+    >>> without_exclusions(frame, 3)["timestamp"].tolist()
+    [1, 3]
+    """
+    if EXCLUDED not in frame.columns:
+        return frame  # a frame built elsewhere, without annotations
+    return frame[~frame[EXCLUDED].astype(bool) | (frame["timestamp"] == moment)]
 
 
 def judge(
@@ -72,13 +98,14 @@ def judge(
     plans: Mapping[str, MetricPlan],
     window: timedelta | None = None,
 ) -> list[AnomalyVerdict]:
-    """Verdicts on the points at time `at` of `frame` (history: its earlier points, within
-    `window` of `at` if given), for the metric ids that have a plan with a detector."""
+    """Verdicts on the points at time `at` of `frame` (history: its earlier points that are not
+    excluded, within `window` of `at` if given), for the metric ids that have a plan with a
+    detector."""
     moment = pd.Timestamp(at)
     within = frame["timestamp"] <= moment
     if window is not None:
         within &= frame["timestamp"] >= moment - window
-    frame = frame[within]
+    frame = without_exclusions(frame[within], moment)
     current = frame[frame["timestamp"] == moment]
     verdicts: list[AnomalyVerdict] = []
     for metric_id, now in current.groupby("metric_id", sort=True):

@@ -54,4 +54,5 @@ def build(owner: str, factory: Callable[..., Any], params: Mapping[str, Any]) ->
         return factory(**params)
     except (TypeError, ValueError) as error:
         key = getattr(error, "parameter", None)
-        raise custom_error(f"{owner}: {error}", key=key) from None
+        # A parameter the file does not set (a default, or several at once) has no key there.
+        raise custom_error(f"{owner}: {error}", key=key if key in params else None) from None

@@ -8,12 +8,13 @@ from datetime import datetime
 import pandas as pd
 
 from anomaly.errors import AnomalyError
+from anomaly.service.annotated import kinds, of_run
 from anomaly.service.config import SCAN_TAG
 from anomaly.service.detection import group_text
 from anomaly.service.problems import suggest
 from repository import MetricsRepository
 
-POINT_COLUMNS = ["group", "timestamp", "value"]
+POINT_COLUMNS = ["group", "timestamp", "value", "annotations"]
 
 
 class QueryError(AnomalyError):
@@ -35,8 +36,10 @@ def metric_points(
     since: datetime | None = None,
     until: datetime | None = None,
 ) -> pd.DataFrame:
-    """The stored points of `metric` (``POINT_COLUMNS``; ``group`` as `group_text`), oldest
-    first. Unknown metrics and points of several scans at one time raise `QueryError`."""
+    """The stored points of `metric` (``POINT_COLUMNS``; ``group`` as `group_text`,
+    ``annotations`` the kinds of the annotations covering the point, e.g. ``"excluded"``, or
+    ``""``), oldest first. Unknown metrics and points of several scans at one time raise
+    `QueryError`."""
     query = repo.load().for_metrics([metric]).with_tags(dict(tags or {}))
     if group:
         query = query.with_group(group)
@@ -44,11 +47,14 @@ def metric_points(
         query = query.after(since)
     if until is not None:
         query = query.before(until)
-    rows = [
-        (group_text(r.group), run.key.timestamp, r.value, run.key.tags.get(SCAN_TAG))
-        for run in query.get()
-        for r in run
-    ]
+    known = repo.annotations(metric=metric, tags=tags or None, after=since, before=until)
+    rows = []
+    for run in query.get():
+        at = run.key.timestamp
+        applying = of_run(known, at, run.key.tags)
+        for r in run:
+            marks = ", ".join(kinds(applying, r.metric_id, r.group, at)) if applying else ""
+            rows.append((group_text(r.group), at, r.value, marks, run.key.tags.get(SCAN_TAG)))
     frame = pd.DataFrame(rows, columns=[*POINT_COLUMNS, "scan"])
     if frame.empty:
         check_metric(repo, metric, tags)
@@ -63,7 +69,7 @@ def metric_points(
 
 
 VERDICT_COLUMNS = ["timestamp", "scan", "metric_id", "group", "value", "lower", "upper",
-                   "status", "detector", "history_length", "detail"]  # fmt: skip
+                   "status", "detector", "history_length", "detail", "annotations"]  # fmt: skip
 
 
 def verdict_rows(
@@ -75,8 +81,9 @@ def verdict_rows(
     since: datetime | None = None,
     until: datetime | None = None,
 ) -> pd.DataFrame:
-    """Stored verdicts (``VERDICT_COLUMNS``; ``group`` as `group_text`), newest first, from the
-    documented ``anomaly_results`` view. Tags and group are subset matches."""
+    """Stored verdicts (``VERDICT_COLUMNS``; ``group`` as `group_text`, ``annotations`` as in
+    `metric_points` for the judged point), newest first, from the documented
+    ``anomaly_results`` view. Tags and group are subset matches."""
     where: list[str] = ["true"]
     params: list[object] = []
     for column, values in (("metric_id", metrics), ("status", statuses)):
@@ -97,11 +104,13 @@ def verdict_rows(
     with repo.sql() as cur:
         rows = cur.execute(sql, params).fetchall()
     wanted_tags, wanted_group = dict(tags or {}), dict(group or {})
-    kept = [
-        (row[0], row[1].get(SCAN_TAG), row[2], group_text(row[3]), *row[4:])
-        for row in rows
-        if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3])
-    ]
+    known = repo.annotations(tags=tags or None, after=since, before=until)
+    kept = []
+    for row in rows:
+        if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3]):
+            applying = of_run(known, row[0], row[1])
+            marks = ", ".join(kinds(applying, row[2], row[3], row[0])) if applying else ""
+            kept.append((row[0], row[1].get(SCAN_TAG), row[2], group_text(row[3]), *row[4:], marks))
     frame = pd.DataFrame(kept, columns=VERDICT_COLUMNS)
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame

@@ -60,24 +60,56 @@ def history_command(args: argparse.Namespace) -> int:
     since, until = _bounds(args)
     frame = metric_points(repo, args.metric, tags, group, since, until)
     labels = frame["group"].map(lambda g: group_label(group_values(g)))
+    # Annotations get a column only when a shown point has one (outputs stay as they were).
+    marked = bool((frame["annotations"] != "").any())
+    extra = ["annotations"] if marked else []
     if args.format == "table":
         if frame.empty:
             print(f"no points of {args.metric} in this range")
         elif labels.nunique() <= WIDE_GROUPS:
             wide = frame.assign(group=labels).pivot(index="timestamp", columns="group")["value"]
-            rows = [[_time(t), *(number(v) for v in row)] for t, row in wide.iterrows()]
-            print(text_table(["timestamp", *wide.columns], rows))
+            notes = _notes(frame, labels, several=len(wide.columns) > 1)
+            rows = [
+                [_time(t), *(number(v) for v in row), *(notes.get(t, "") for _ in extra)]
+                for t, row in wide.iterrows()
+            ]
+            print(text_table(["timestamp", *wide.columns, *extra], rows))
         else:
-            points = zip(frame["timestamp"], labels, frame["value"], strict=True)
-            rows = [[_time(t), g, number(v)] for t, g, v in points]
-            print(text_table(["timestamp", "group", "value"], rows))
+            points = zip(frame["timestamp"], labels, frame["value"], frame["annotations"],
+                         strict=True)  # fmt: skip
+            rows = [[_time(t), g, number(v), *(a for _ in extra)] for t, g, v, a in points]
+            print(text_table(["timestamp", "group", "value", *extra], rows))
         return 0
     records = [
-        {"timestamp": t.isoformat(), **group_values(g), "value": v}
-        for g, t, v in frame[["group", "timestamp", "value"]].itertuples(index=False)
-    ]
+        {"timestamp": t.isoformat(), **group_values(g), "value": v,
+         **({"annotations": _marks(a, args.format)} if marked else {})}
+        for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(
+            index=False)
+    ]  # fmt: skip
     _emit(records, args.format)
     return 0
+
+
+def _notes(frame: pd.DataFrame, labels: pd.Series, several: bool) -> dict[Any, str]:
+    """Per timestamp, the annotated points: their kinds, with the group unless every group
+    shown then has the same ones."""
+    notes: dict[Any, str] = {}
+    for when, points in frame.assign(label=labels).groupby("timestamp"):
+        marked = points[points["annotations"] != ""]
+        if marked.empty:
+            continue
+        same = len(marked) == labels.nunique() and marked["annotations"].nunique() == 1
+        if same or not several:
+            notes[when] = str(marked["annotations"].iloc[0])
+        else:
+            pairs = zip(marked["label"], marked["annotations"], strict=True)
+            notes[when] = "; ".join(f"{label}: {marks}" for label, marks in pairs)
+    return notes
+
+
+def _marks(text: str, kind: str) -> Any:
+    """Annotation kinds for machine output: a list in JSON, the text in CSV."""
+    return (text.split(", ") if text else []) if kind == "json" else text
 
 
 def anomalies_command(args: argparse.Namespace) -> int:
@@ -89,11 +121,16 @@ def anomalies_command(args: argparse.Namespace) -> int:
         statuses = None
     since, until = _bounds(args)
     frame = verdict_rows(repo, args.metric, tags, group, statuses, since, until).head(args.limit)
+    marked = bool((frame["annotations"] != "").any())
+    if not marked:  # annotations get a column only when a shown verdict has one
+        frame = frame.drop(columns="annotations")
     if args.format != "table":
         records = []
         for row in frame.to_dict("records"):
             record = {str(k): v for k, v in row.items()}
             record["timestamp"] = row["timestamp"].isoformat()
+            if marked:
+                record["annotations"] = _marks(row["annotations"], args.format)
             values = group_values(row["group"])
             if args.format == "json":
                 record["group"] = values
@@ -108,12 +145,12 @@ def anomalies_command(args: argparse.Namespace) -> int:
         return 0
     rows = [
         [_time(when), scan or "-", group_label(group_values(group)), metric, status,
-         number(value), band(lower, upper), number(history), detector]
-        for when, scan, metric, group, value, lower, upper, status, detector, history, _ in
+         number(value), band(lower, upper), number(history), detector, *rest[1:]]
+        for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in
         frame.itertuples(index=False, name=None)
     ]  # fmt: skip
     headers = ["time", "scan", "group", "metric", "status", "value", "expected", "history",
-               "detector"]  # fmt: skip
+               "detector", *(["annotations"] if marked else [])]  # fmt: skip
     print(text_table(headers, rows))
     return 0
 

@@ -6,10 +6,21 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from anomaly.service import ConfigFileError, load_config
-from detectors import AllOf, KOfLastN, OnlineNormal, RobustMAD, SeasonalArima
+from anomaly.service.detection import judge
+from detectors import (
+    AlertFatigue,
+    AllOf,
+    AnyOf,
+    BatchNormal,
+    KOfLastN,
+    OnlineNormal,
+    RobustMAD,
+    SeasonalArima,
+)
 
 from .conftest import write_config
 
@@ -101,6 +112,92 @@ def test_the_full_example_of_the_docs_is_valid(tmp_path: Path) -> None:
     assert config.scans and config.sources and config.alerts
 
 
+NESTED = """
+sources:
+  events: {path: e.parquet, time_column: day}
+scans:
+  daily:
+    source: events
+    detector:
+      type: AlertFatigue
+      detector: {type: OnlineNormal, upper_deviation_factor: 4, ignore_anomalies: false}
+      first_of_run: true
+      cooldown: 7
+    metrics:
+      - Size
+      - analyzer: Completeness
+        column: price
+        detector:
+          type: AllOf
+          detectors:
+            - type: AlertFatigue
+              min_relative_change: 0.2
+              detector:
+                type: KOfLastN
+                k: 2
+                n: 3
+                detector: {type: AnyOf, detectors: [RobustMAD, {type: AlertFatigue,
+                           detector: BatchNormal, k: 2, n: 2}]}
+            - {type: KOfLastN, detector: {type: AlertFatigue, detector: RobustMAD,
+                                          min_absolute_change: 5}, k: 1, n: 2}
+"""
+
+
+def test_alert_fatigue_and_wrappers_nest_to_any_depth(tmp_path: Path) -> None:
+    config = load_config(write_config(tmp_path, NESTED), env={})
+    size, completeness = config.plans("daily")
+    assert size.detector == AlertFatigue(
+        OnlineNormal(3.0, 4, ignore_anomalies=False), first_of_run=True, cooldown=7
+    )
+    assert size.detector_label == "AlertFatigue(OnlineNormal)"
+    both = completeness.detector
+    assert isinstance(both, AllOf)
+    fatigue, persistent = both.detectors
+    assert isinstance(fatigue, AlertFatigue) and fatigue.min_relative_change == 0.2
+    persistent_either = fatigue.detector
+    assert isinstance(persistent_either, KOfLastN)
+    assert (persistent_either.k, persistent_either.n) == (2, 3)
+    either = persistent_either.detector
+    assert isinstance(either, AnyOf)
+    assert either.detectors[1] == AlertFatigue(BatchNormal(), k=2, n=2)
+    assert isinstance(persistent, KOfLastN) and isinstance(persistent.detector, AlertFatigue)
+    assert persistent.detector.min_absolute_change == 5
+    assert completeness.detector_label == (
+        "AllOf(AlertFatigue(KOfLastN(AnyOf(RobustMAD, AlertFatigue(BatchNormal)))), "
+        "KOfLastN(AlertFatigue(RobustMAD)))"
+    )
+
+
+def test_errors_deep_in_a_nesting_name_their_key_path_and_line(tmp_path: Path) -> None:
+    text = NESTED.replace("min_absolute_change: 5", "min_absolute_change: -5").replace(
+        "first_of_run: true", "first_of_run: 1"
+    )
+    with pytest.raises(ConfigFileError) as raised:
+        load_config(write_config(tmp_path, text), env={})
+    assert [p.render() for p in raised.value.problems] == [
+        "line 10, scans.daily.detector.first_of_run: AlertFatigue: first_of_run must be True or "
+        "False, got 1",
+        "line 28, scans.daily.metrics[1].detector.detectors[1].detector.min_absolute_change: "
+        "AlertFatigue: min_absolute_change must be >= 0 or None (unbounded), got -5",
+    ]  # fmt: skip
+
+
+def test_a_configured_alert_fatigue_alerts_once_per_run_of_anomalies(tmp_path: Path) -> None:
+    fatigue = "{type: AlertFatigue, detector: OnlineNormal, first_of_run: true}"
+    text = BASE.replace("    source: events", f"    source: events\n    detector: {fatigue}")
+    config = load_config(write_config(tmp_path, text), env={})
+    plans = {p.analyzer.metric_id: p for p in config.plans("daily")}
+    values = [100.0, 101, 99, 100, 102, 98, 100, 101, 99, 100, 10, 10, 100]
+    frame = pd.DataFrame({
+        "metric_id": "Size(*)", "group": "[]", "value": values,
+        "timestamp": pd.date_range("2026-03-01", periods=len(values), tz="UTC"),
+    })  # fmt: skip
+    statuses = [judge(frame, at, plans)[0].status for at in frame["timestamp"][9:]]
+    assert statuses == ["normal", "anomaly", "normal", "normal"]  # the second 10 is not alerted
+    [second] = judge(frame, frame["timestamp"][11], plans)
+    assert second.detail is not None and "not the first anomaly of a run" in second.detail
+
+
 BASE = """
 sources:
   events: {path: e.parquet, time_column: day}
@@ -109,6 +206,11 @@ scans:
     source: events
     metrics: [Size]
 """
+
+
+def with_detector(flow: str) -> str:
+    """`BASE` with a scan-level detector (YAML flow style) on line 7."""
+    return BASE.replace("    source: events", f"    source: events\n    detector: {flow}")
 
 
 @pytest.mark.parametrize(
@@ -137,6 +239,47 @@ scans:
          "None, got 0"),
         (BASE.replace("[Size]", "[{analyzer: Size, detector: {type: HoltWinters}}]"),
          "scans.daily.metrics[0].detector: HoltWinters needs 'period'"),
+        (with_detector("{type: AlertFatigue, detector: {type: OnlineNormal, "
+                       "upper_deviation_factor: -1}, first_of_run: true}"),
+         "line 7, scans.daily.detector.detector.upper_deviation_factor: OnlineNormal: "
+         "upper_deviation_factor must be >= 0 or None (unbounded), got -1"),
+        (with_detector("{type: AlertFatigue, detector: OnlineNormal, first_of_run: 'yes'}"),
+         "scans.daily.detector.first_of_run: AlertFatigue: first_of_run must be True or False, "
+         "got 'yes'"),
+        (with_detector("{type: AlertFatigue, detector: OnlineNormal, cooldwn: 7}"),
+         "scans.daily.detector.cooldwn: AlertFatigue has no parameter 'cooldwn' (did you mean "
+         "'cooldown'?); allowed: detector, first_of_run, min_absolute_change, "
+         "min_relative_change, k, n, cooldown"),
+        (with_detector("{type: AlertFatigue, detector: OnlineNormal, first_of_run: false}"),
+         "scans.daily.detector: AlertFatigue needs at least one control: first_of_run: true, "
+         "min_absolute_change, min_relative_change, n > 1 (with k), or cooldown > 0"),
+        (with_detector("{type: AlertFatigue, detector: none, cooldown: 7}"),
+         "scans.daily.detector: AlertFatigue needs 'detector' (the detector whose anomalies it "
+         "filters; not 'none')"),
+        (with_detector("{type: AlertFatigue, detectors: [RobustMAD], cooldown: 7}"),
+         "scans.daily.detector.detectors: AlertFatigue takes no 'detectors' (only AllOf/AnyOf "
+         "do)"),
+        (with_detector("{type: RobustMAD, detector: OnlineNormal}"),
+         "scans.daily.detector.detector: RobustMAD takes no 'detector' (only KOfLastN and "
+         "AlertFatigue do)"),
+        (with_detector("{type: AlertFatigue, detector: OnlineNormal, k: 3}"),
+         "scans.daily.detector: AlertFatigue: n must be an integer >= 3, got 1"),
+        (with_detector("{type: AllOf, detectors: [RobustMAD, {type: KOfLastN, k: 2, n: 3, "
+                       "detector: {type: AlertFatigue, cooldown: 2, detector: {type: AnyOf, "
+                       "detectors: [OnlineNormal, BatchNorml]}}}]}"),
+         "line 7, scans.daily.detector.detectors[1].detector.detector.detectors[1]: unknown "
+         "detector 'BatchNorml' (did you mean 'BatchNormal'?); allowed: AbsoluteChange, "
+         "BatchNormal, HoltWinters, OnlineNormal, RelativeRateOfChange, RobustMAD, "
+         "SeasonalArima, SimpleThreshold, AllOf, AnyOf, KOfLastN, AlertFatigue, none, "
+         "package.module:Class"),
+        (with_detector("{type: KOfLastN, k: 2, n: 3, detector: {type: AlertFatigue, "
+                       "detector: RobustMAD, cooldown: -1}}"),
+         "scans.daily.detector.detector.cooldown: AlertFatigue: cooldown must be an integer >= "
+         "0, got -1"),
+        (with_detector("{type: AnyOf, detectors: [RobustMAD], k: 2}"),
+         "scans.daily.detector.k: AnyOf has no parameter 'k'; it takes only 'detectors'"),
+        (with_detector("{type: AnyOf, detectors: [RobustMAD, none]}"),
+         "scans.daily.detector: AnyOf needs 'detectors': a list of detectors (not 'none')"),
         (BASE.replace("[Size]", "[{analyzer: Size, severity: fatal}]"),
          "scans.daily.metrics[0].severity: must be one of 'warning' or 'error'; got 'fatal'"),
         (BASE.replace("[Size]", "[]"),
