@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers.base import Analyzer, DataFrameAnalyzer, ScanShareableAnalyzer
+from anomaly.analyzers.columns import resolve
 from anomaly.analyzers.frequency import FrequencyAnalyzer
 from anomaly.analyzers.state import State
 from anomaly.context import AnalyzerContext
@@ -59,7 +60,10 @@ class AnalysisRunner:
         return self
 
     def group_by(self, *columns: str) -> AnalysisRunner:
-        """Compute every metric per value of these columns (one series per group)."""
+        """Compute every metric per value of these columns (one series per group).
+
+        A name is a top-level column, whatever its characters, else a nested field path (``a.b``).
+        """
         self.groups = tuple(columns)
         return self
 
@@ -121,7 +125,7 @@ class AnalysisRunner:
             raise AnalysisError("no data: call on_data(df) before run()")
         df = self.data
         schema = df.schema
-        missing = [g for g in self.groups if g not in schema.names]
+        missing = [g for g in self.groups if resolve(schema, g) is None]
         if missing:
             raise AnalysisError(
                 f"group_by columns {missing} do not exist; available columns: {schema.names}"
@@ -150,7 +154,7 @@ class AnalysisRunner:
         failures: dict[Analyzer[Any], str] = {}
         for analyzer in self.analyzers:
             problem = analyzer.check_schema(schema)
-            for expression in analyzer.expressions():
+            for expression in analyzer.expressions(schema):
                 if problem is None:
                     if expression not in checked:
                         checked[expression] = _expression_problem(df, expression)

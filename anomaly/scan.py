@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.frequency import (
     COUNT,
     FrequencyAnalyzer,
@@ -79,7 +80,9 @@ def _aggregate(
     expressions: list[list[Column]],
 ) -> Outcome:
     flat = [e for exprs in expressions for e in exprs]
-    rows = df.groupBy(*groups).agg(*flat).collect() if groups else [df.agg(*flat).collect()[0]]
+    schema = df.schema
+    keys = [col(schema, g) for g in groups]  # a group name is resolved as analyzers' columns are
+    rows = df.groupBy(*keys).agg(*flat).collect() if groups else [df.agg(*flat).collect()[0]]
     outcome: Outcome = {}
     width = len(groups)
     for row in rows:
@@ -106,14 +109,15 @@ class FrequencySet:
         """Value-tuple counts per group: columns ``_g*``, ``_c*``, ``_cnt``."""
         from pyspark.sql import functions as F
 
+        schema = df.schema
         data = df.where(F.expr(self.where)) if self.where else df
         if not self.keep_nulls:
             any_value = F.lit(False)
             for column in self.columns:
-                any_value = any_value | F.col(column).isNotNull()
+                any_value = any_value | col(schema, column).isNotNull()
             data = data.where(any_value)
-        keys = [F.col(g).alias(group_column(i)) for i, g in enumerate(groups)]
-        keys += [F.col(c).alias(value_column(i)) for i, c in enumerate(self.columns)]
+        keys = [col(schema, g).alias(group_column(i)) for i, g in enumerate(groups)]
+        keys += [col(schema, c).alias(value_column(i)) for i, c in enumerate(self.columns)]
         return data.groupBy(*keys).agg(F.count(F.lit(1)).alias(COUNT))
 
 

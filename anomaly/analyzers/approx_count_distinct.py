@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.sketch_state import HllState
 from anomaly.errors import ConfigurationError
 
@@ -50,7 +51,7 @@ class ApproxCountDistinct(ScanShareableAnalyzer[HllState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = F.col(self.column)
+        value = col(schema, self.column)
         kind = self.column_type(schema, self.column)
         # The sketch hashes only these types; others hash their text form, the same in every run.
         if kind not in _HASHABLE:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.sketch_state import KllState
 from anomaly.errors import ConfigurationError
 
@@ -33,7 +34,7 @@ class _KllAnalyzer(ScanShareableAnalyzer[KllState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = F.col(self.column).cast("double")
+        value = col(schema, self.column).cast("double")
         # NaN has no rank: keep it out of the sketch (documented: quantiles of the non-NaN values).
         value = F.when(~F.isnan(value), value)
         return [F.kll_sketch_agg_double(self.filtered(value))]

@@ -7,6 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from anomaly.analyzers.columns import field_type, missing_column
 from anomaly.analyzers.state import State
 from anomaly.errors import MetricComputationError
 from anomaly.metrics import Metric, MetricValue
@@ -38,7 +39,11 @@ class Analyzer(ABC, Generic[S]):
     @property
     @abstractmethod
     def columns(self) -> tuple[str, ...]:
-        """Columns the analyzer reads (empty for dataset-level metrics)."""
+        """Columns the analyzer reads (empty for dataset-level metrics), as the user wrote them.
+
+        How a name is resolved (literal column first, then a struct field path): see
+        `anomaly.analyzers.columns`.
+        """
 
     @property
     def entity(self) -> str:
@@ -65,22 +70,23 @@ class Analyzer(ABC, Generic[S]):
 
     def check_schema(self, schema: StructType) -> str | None:
         """Why the analyzer cannot run on `schema`, or None. Missing columns by default."""
-        names = {f.name for f in schema.fields}
-        for column in self.columns:
-            if column not in names:
-                return (
-                    f"{self.metric_id}: column {column!r} does not exist; "
-                    f"available columns: {sorted(names)}"
-                )
-        return None
+        missing = missing_column(schema, self.columns)
+        if missing is None:
+            return None
+        # A dotted name may be meant as a struct field path: say that it is neither.
+        how = " (neither as a column nor as a struct field path)" if "." in missing else ""
+        return (
+            f"{self.metric_id}: column {missing!r} does not exist{how}; "
+            f"available columns: {sorted(set(schema.names))}"
+        )
 
-    def expressions(self) -> list[str]:
+    def expressions(self, schema: StructType) -> list[str]:
         """SQL expressions the analyzer evaluates; the runner validates them before any job."""
         return [self.where] if self.where else []
 
     def column_type(self, schema: StructType, column: str) -> str:
         """The Spark simple type name of `column` (``double``, ``string``...)."""
-        return schema[column].dataType.simpleString()
+        return field_type(schema, column).simpleString()
 
     def require_numeric(self, schema: StructType) -> str | None:
         """Precondition shared by analyzers that need numbers."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.state import MatchesState
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class Completeness(ScanShareableAnalyzer[MatchesState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        return [F.count(self.filtered(F.col(self.column))), F.count(self.filtered(F.lit(1)))]
+        return [F.count(self.filtered(col(schema, self.column))), F.count(self.filtered(F.lit(1)))]
 
     def state_from_row(self, values: Sequence[Any]) -> MatchesState:
         return MatchesState(int(values[0] or 0), int(values[1] or 0))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import nested_references
 from anomaly.analyzers.state import MatchesState
 
 if TYPE_CHECKING:
@@ -18,21 +19,30 @@ if TYPE_CHECKING:
 class Compliance(ScanShareableAnalyzer[MatchesState]):
     """Fraction of rows where `predicate` (Spark SQL) is true; null counts as not satisfied.
 
+    The predicate is SQL: quote awkward names in it yourself (```first name` > 0``). `columns`
+    (optional, as Deequ's) names the columns it reads: a missing one fails with a clear message,
+    and a reference to one of them in backticks (```a.b```) is read as a nested field path when
+    that is what the name resolves to (see `anomaly.analyzers.columns`). They are not part of the
+    identity.
+
     Examples
     --------
     >>> a = Compliance("positive price", "price > 0")
     >>> a.metric_id, a.instance
     ('Compliance(positive price: price > 0)', 'positive price')
+    >>> Compliance("adult", "`user.age` >= 18", columns=["user.age"]).columns
+    ('user.age',)
     """
 
     name: str
     predicate: str
     where: str | None = None
+    columns: tuple[str, ...] = field(default=(), compare=False)
     metric_name: ClassVar[str] = "Compliance"
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return ()
+    def __post_init__(self) -> None:
+        names = (self.columns,) if isinstance(self.columns, str) else tuple(self.columns)
+        object.__setattr__(self, "columns", names)
 
     @property
     def entity(self) -> str:
@@ -45,16 +55,17 @@ class Compliance(ScanShareableAnalyzer[MatchesState]):
     def id_arguments(self) -> list[str]:
         return [f"{self.name}: {self.predicate}"]
 
-    def check_schema(self, schema: StructType) -> str | None:
-        return None  # the runner validates `predicate` against the data frame itself
+    def sql(self, schema: StructType) -> str:
+        """The predicate to evaluate on `schema` (declared nested columns as paths)."""
+        return nested_references(self.predicate, schema, self.columns)
 
-    def expressions(self) -> list[str]:
-        return [self.predicate, *super().expressions()]
+    def expressions(self, schema: StructType) -> list[str]:
+        return [self.sql(schema), *super().expressions(schema)]
 
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        hit = F.when(F.expr(self.predicate), 1).otherwise(0)
+        hit = F.when(F.expr(self.sql(schema)), 1).otherwise(0)
         return [F.sum(self.filtered(hit)), F.count(self.filtered(F.lit(1)))]
 
     def state_from_row(self, values: Sequence[Any]) -> MatchesState:

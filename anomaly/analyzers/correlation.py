@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.state import State, check_same_kind
 from anomaly.errors import MetricComputationError
 
@@ -76,7 +77,7 @@ class Correlation(ScanShareableAnalyzer[CorrelationState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        x, y = F.col(self.first).cast("double"), F.col(self.second).cast("double")
+        x, y = col(schema, self.first).cast("double"), col(schema, self.second).cast("double")
         both = x.isNotNull() & y.isNotNull()
         cond = both & self.condition() if self.where else both
         x, y = F.when(cond, x), F.when(cond, y)

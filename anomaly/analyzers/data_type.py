@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import INTEGRAL_TYPES, ScanShareableAnalyzer, is_numeric
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class DataType(ScanShareableAnalyzer[DataTypeState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = F.col(self.column)
+        value = col(schema, self.column)
         kind = self.column_type(schema, self.column)
         if kind == "string":
             inferred = (

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.state import MatchesState
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class PatternMatch(ScanShareableAnalyzer[MatchesState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        hit = F.when(F.col(self.column).rlike(self.pattern), 1).otherwise(0)
+        hit = F.when(col(schema, self.column).rlike(self.pattern), 1).otherwise(0)
         return [F.sum(self.filtered(hit)), F.count(self.filtered(F.lit(1)))]
 
     def state_from_row(self, values: Sequence[Any]) -> MatchesState:

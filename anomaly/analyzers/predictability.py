@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import DataFrameAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.state import State, check_same_kind
 from anomaly.errors import ConfigurationError, MetricComputationError
 
@@ -182,15 +183,16 @@ class Predictability(DataFrameAnalyzer[ConfusionState]):
         from pyspark.ml.feature import HashingTF, Tokenizer
         from pyspark.sql import functions as F
 
+        schema = df.schema
         data = df.where(F.expr(self.where)) if self.where else df
-        data = data.withColumn("_target", F.col(self.target).cast("string"))
+        data = data.withColumn("_target", col(schema, self.target).cast("string"))
         data = data.where(F.col("_target").isNotNull())
         labels = self._labels(data)
         meta = {"ml_attr": {"type": "nominal", "name": "_label", "vals": labels}}
         index = F.array_position(F.array(*[F.lit(v) for v in labels]), F.col("_target")) - 1
-        text = F.concat_ws(" ", *[F.col(c).cast("string") for c in self.inputs])
+        text = F.concat_ws(" ", *[col(schema, c).cast("string") for c in self.inputs])
         rows = data.select(
-            *[F.col(g).alias(f"_g{i}") for i, g in enumerate(groups)],
+            *[col(schema, g).alias(f"_g{i}") for i, g in enumerate(groups)],
             index.cast("double").alias("_label", metadata=meta),
             text.alias("_text"),
             F.rand(self.seed).alias("_split"),

@@ -110,4 +110,3 @@ class MatchesState(State):
     def merge(self, other: MatchesState) -> MatchesState:
         check_same_kind(self, other)
         return MatchesState(self.matches + other.matches, self.rows + other.rows)
-

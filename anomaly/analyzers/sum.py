@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.columns import col
 from anomaly.analyzers.mean import MeanState
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class Sum(ScanShareableAnalyzer[MeanState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = self.filtered(F.col(self.column).cast("double"))
+        value = self.filtered(col(schema, self.column).cast("double"))
         return [F.sum(value), F.count(value)]
 
     def state_from_row(self, values: Sequence[Any]) -> MeanState:

@@ -13,6 +13,7 @@ from anomaly.analyzers import (
     Uniqueness,
     UniqueValueRatio,
 )
+from anomaly.analyzers.columns import quote
 from anomaly.checks.assertions import IS_ONE, AssertionFn
 from anomaly.checks.builder import ConstraintBuilder
 from anomaly.metrics import MetricValue
@@ -26,10 +27,6 @@ def _sql_literal(value: object) -> str:
     if isinstance(value, int | float):
         return repr(value)
     raise TypeError(f"allowed values must be str, int, float or bool, got {value!r}")
-
-
-def _quoted(column: str) -> str:
-    return "`" + column.replace("`", "``") + "`"
 
 
 def dominant_type_ratio(value: MetricValue) -> float:
@@ -75,9 +72,7 @@ class ConsistencyConstraints(ConstraintBuilder):
         hint: str | None = None,
     ) -> Self:  # fmt: skip
         """Unique values / distinct values satisfies `assertion`."""
-        analyzer = UniqueValueRatio(
-            columns, where
-        )
+        analyzer = UniqueValueRatio(columns, where)
         return self._metric(
             f"has_unique_value_ratio({analyzer.instance})", analyzer, assertion, hint
         )
@@ -107,8 +102,8 @@ class ConsistencyConstraints(ConstraintBuilder):
         if not values:
             raise ValueError(f"is_contained_in({column}): allowed_values must not be empty")
         listed = ", ".join(_sql_literal(v) for v in values)
-        predicate = f"{_quoted(column)} IS NULL OR {_quoted(column)} IN ({listed})"
-        analyzer = Compliance(f"{column} contained in {listed}", predicate, where)
+        predicate = f"{quote(column)} IS NULL OR {quote(column)} IN ({listed})"
+        analyzer = Compliance(f"{column} contained in {listed}", predicate, where, (column,))
         return self._metric(f"is_contained_in({column})", analyzer, assertion, hint)
 
     def is_in_range(
@@ -117,23 +112,23 @@ class ConsistencyConstraints(ConstraintBuilder):
     ) -> Self:  # fmt: skip
         """Non-null values of `column` lie between `lower` and `upper`."""
         low, high = (">=", "<=") if include_bounds else (">", "<")
-        col = _quoted(column)
+        col = quote(column)
         predicate = f"{col} IS NULL OR ({col} {low} {lower!r} AND {col} {high} {upper!r})"
-        analyzer = Compliance(f"{column} in range", predicate, where)
+        analyzer = Compliance(f"{column} in range", predicate, where, (column,))
         return self._metric(f"is_in_range({column})", analyzer, IS_ONE, hint)
 
     def is_non_negative(
         self, column: str, where: str | None = None, hint: str | None = None
     ) -> Self:
         """Non-null values of `column` are >= 0."""
-        predicate = f"COALESCE({_quoted(column)}, 0) >= 0"
-        analyzer = Compliance(f"{column} is non-negative", predicate, where)
+        predicate = f"COALESCE({quote(column)}, 0) >= 0"
+        analyzer = Compliance(f"{column} is non-negative", predicate, where, (column,))
         return self._metric(f"is_non_negative({column})", analyzer, IS_ONE, hint)
 
     def is_positive(self, column: str, where: str | None = None, hint: str | None = None) -> Self:
         """Non-null values of `column` are > 0."""
-        predicate = f"COALESCE({_quoted(column)}, 1) > 0"
-        analyzer = Compliance(f"{column} is positive", predicate, where)
+        predicate = f"COALESCE({quote(column)}, 1) > 0"
+        analyzer = Compliance(f"{column} is positive", predicate, where, (column,))
         return self._metric(f"is_positive({column})", analyzer, IS_ONE, hint)
 
     def is_less_than(
@@ -142,9 +137,8 @@ class ConsistencyConstraints(ConstraintBuilder):
     ) -> Self:  # fmt: skip
         """In every row, `first` < `second` (<= with `or_equal`); nulls fail."""
         op = "<=" if or_equal else "<"
-        analyzer = Compliance(
-            f"{first} {op} {second}", f"{_quoted(first)} {op} {_quoted(second)}", where
-        )
+        predicate = f"{quote(first)} {op} {quote(second)}"
+        analyzer = Compliance(f"{first} {op} {second}", predicate, where, (first, second))
         return self._metric(f"is_less_than({first}, {second})", analyzer, IS_ONE, hint)
 
     def has_pattern(
