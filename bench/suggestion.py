@@ -1,13 +1,17 @@
 """Constraint suggestion (seed 001 §4.2, §5.3): profiling cost vs columns, and suggestion coverage.
 
 1. Profiling time and Spark jobs for 10, 50 and 200 text columns (as read from a CSV) on 1M rows:
-   the jobs must stay flat (three passes) as the columns grow.
+   the jobs must stay flat (three passes) as the columns grow. Alongside, up to
+   ``--baseline-up-to`` columns, the same profile the Deequ way: passes 1 and 2 as one row of
+   per-column analyzers (`Size`, `Completeness`, `ApproxCountDistinct`, `DataType`; then
+   `Minimum`, `Maximum`, `Mean`, `StandardDeviation`, `ApproxQuantiles`), pass 3 shared.
 2. Seed §5.3 on the generated users table: suggest on a 10% sample, coverage on the other 90%.
 3. The column-name model's 5-fold cross-validated AUC (grouped by table).
 
 Prints the tables and writes bench/results/suggestion.json.
 
-    python bench/suggestion.py [--rows 1000000] [--columns 10 50 200] [--users 50000]
+    python bench/suggestion.py [--rows 1000000] [--columns 10 50 200] [--baseline-up-to 50]
+                               [--users 50000]
 """
 
 from __future__ import annotations
@@ -19,10 +23,28 @@ from typing import Any
 
 from common import print_table, spark_jobs, timed, write_results
 
+from anomaly import AnalysisRunner
+from anomaly.analyzers import (
+    ApproxCountDistinct,
+    ApproxQuantiles,
+    Completeness,
+    DataType,
+    Maximum,
+    Mean,
+    Minimum,
+    Size,
+    StandardDeviation,
+)
 from anomaly.spark import build_session
-from anomaly.suggestion import ConstraintSuggestionRunner, cross_validated_auc, profile_columns
+from anomaly.suggestion import (
+    ColumnProfile,
+    ConstraintSuggestionRunner,
+    cross_validated_auc,
+    profile_columns,
+)
 from anomaly.suggestion.example_data import users_frame
 from anomaly.suggestion.name_model import training_set
+from anomaly.suggestion.profiler import QUARTILES, _frequency_pass
 
 
 def generate(spark: Any, rows: int, columns: int, path: Path) -> None:
@@ -44,8 +66,38 @@ def generate(spark: Any, rows: int, columns: int, path: Path) -> None:
     frame.write.mode("overwrite").parquet(str(path))
 
 
-def profiling(spark: Any, rows: int, widths: list[int]) -> list[dict[str, Any]]:
-    """Seconds, Spark jobs and passes (jobs / jobs of one plain aggregation) per width."""
+def analyzer_profile(df: Any) -> Any:
+    """Passes 1 and 2 as rows of per-column analyzers (Deequ's profiler), then our pass 3."""
+    names = df.columns
+    first: list[Any] = [Size()]
+    first += [a(c) for c in names for a in (Completeness, ApproxCountDistinct, DataType)]
+    context = AnalysisRunner().on_data(df).add_analyzers(first).run()
+    distinct = {c: context[ApproxCountDistinct(c)].value or 0.0 for c in names}
+    numeric = [c for c in names if _all_numeric(context[DataType(c)].value)]
+    data = df.withColumns({c: df[c].try_cast("double") for c in numeric})
+    second: list[Any] = [ApproxQuantiles(c, QUARTILES) for c in numeric]
+    second += [a(c) for c in numeric for a in (Minimum, Maximum, Mean, StandardDeviation)]
+    AnalysisRunner().on_data(data).add_analyzers(second).run()
+    few = [c for c in names if 0 < distinct[c] <= 100]
+    bare = {c: ColumnProfile(c, "string", "String", 0, 0, distinct[c]) for c in few}
+    return _frequency_pass(df, bare, few)
+
+
+def _all_numeric(counts: Any) -> bool:
+    """Whether a `DataType` metric saw only Integral/Fractional values (and nulls)."""
+    seen = {
+        key.removeprefix("abs.")
+        for key, n in (counts or {}).items()
+        if key.startswith("abs.") and n and key != "abs.Unknown"
+    }
+    return bool(seen) and seen <= {"Integral", "Fractional"}
+
+
+def profiling(
+    spark: Any, rows: int, widths: list[int], baseline_up_to: int
+) -> list[dict[str, Any]]:
+    """Seconds, Spark jobs and passes (jobs / jobs of one plain aggregation) per width; seconds
+    of `analyzer_profile` on the same data up to `baseline_up_to` columns."""
     from pyspark.sql import functions as F
 
     measured = []
@@ -59,11 +111,16 @@ def profiling(spark: Any, rows: int, widths: list[int]) -> list[dict[str, Any]]:
                 spark, lambda df=df: timed(lambda: profile_columns(df))
             )
             histograms = sum(1 for p in profiles.values() if p.histogram is not None)
+            baseline = None
+            if width <= baseline_up_to:
+                baseline, _ = timed(lambda df=df: analyzer_profile(df))
             measured.append(
                 {"columns": width, "rows": rows, "seconds": seconds, "spark_jobs": jobs,
-                 "passes": jobs / one_scan, "histogram_columns": histograms}
+                 "passes": jobs / one_scan, "histogram_columns": histograms,
+                 "analyzer_rows_seconds": baseline}
             )  # fmt: skip
-            print(f"  {width} columns: {seconds:.1f} s, {jobs} jobs")
+            than = "" if baseline is None else f" (per-column analyzers: {baseline:.1f} s)"
+            print(f"  {width} columns: {seconds:.1f} s, {jobs} jobs{than}")
     return measured
 
 
@@ -86,15 +143,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--columns", type=int, nargs="+", default=[10, 50, 200])
+    parser.add_argument("--baseline-up-to", type=int, default=50, help="columns (slow)")
     parser.add_argument("--users", type=int, default=50_000)
     args = parser.parse_args()
     spark = build_session(master="local[*]", conf={"spark.driver.memory": "6g"})
     print("profiling ...")
-    scaling = profiling(spark, args.rows, args.columns)
+    scaling = profiling(spark, args.rows, args.columns, args.baseline_up_to)
     print(f"\nprofiling {args.rows:,} rows of text columns")
     print_table(
-        ["columns", "seconds", "spark jobs", "passes", "histogram columns"],
-        [[m["columns"], m["seconds"], m["spark_jobs"], m["passes"], m["histogram_columns"]]
+        ["columns", "seconds", "spark jobs", "passes", "histogram columns",
+         "per-column analyzers, s", "speed-up"],
+        [[m["columns"], m["seconds"], m["spark_jobs"], m["passes"], m["histogram_columns"],
+          m["analyzer_rows_seconds"] or "-",
+          f"{m['analyzer_rows_seconds'] / m['seconds']:.1f}x" if m["analyzer_rows_seconds"]
+          else "-"]
          for m in scaling],
     )  # fmt: skip
     flat = len({m["spark_jobs"] for m in scaling}) == 1

@@ -1,9 +1,9 @@
 """TypeSet: which inferred types occur among a text column's values, one cheap aggregate each.
 
 Type detection only needs to know which types occur (Deequ's rule, `detected_type`), not how
-often: one ``bit_or`` over a per-value type code evaluates the type regexes once per value,
-where `DataType` 's five counts evaluate them up to five times. On 200 text columns this makes
-the first profiling pass several times faster. Same regexes as `DataType`, so both agree.
+often: one ``bit_or`` over a per-value type code (`type_code`). The code runs ONE regex per value,
+the union of `DataType` 's three, and tells the matched types apart by characters only one of
+them can hold; `DataType` runs its regexes up to five times per value. Both agree on every value.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.data_type import BOOLEAN, FRACTIONAL, INTEGRAL
 from anomaly.analyzers.state import State, check_same_kind
 from anomaly.suggestion.sql import quoted
 
@@ -23,6 +22,22 @@ if TYPE_CHECKING:
 
 BITS = ("Fractional", "Integral", "Boolean", "String")
 """Bit i of the mask is set when a value of type BITS[i] occurs (nulls set no bit)."""
+TYPED = r"^\s*(?:[+-]?(?:\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)|(?i:true|false))\s*$"
+"""The union of `INTEGRAL`, `FRACTIONAL` and `BOOLEAN` (same anchors, same whitespace)."""
+
+
+def type_code(value: Column) -> Column:
+    """The `BITS` bit of a text value's inferred type (null for null), as `DataType` infers it.
+
+    A `TYPED` match is Boolean when it holds an 'a' or 'u' (false, true: numbers hold neither),
+    else Fractional when it holds '.', 'e' or 'E' (integers hold none), else Integral.
+    """
+    from pyspark.sql import functions as F
+
+    boolean = value.contains("a") | value.contains("u") | value.contains("A") | value.contains("U")
+    fractional = value.contains(".") | value.contains("e") | value.contains("E")
+    typed = F.when(boolean, 4).when(fractional, 1).otherwise(2)
+    return F.when(value.rlike(TYPED), typed).when(value.isNotNull(), 8)
 
 
 @dataclass(frozen=True)
@@ -77,14 +92,7 @@ class TypeSet(ScanShareableAnalyzer[TypeSetState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = F.col(quoted(self.column))
-        bit = (
-            F.when(value.rlike(INTEGRAL), 2)
-            .when(value.rlike(FRACTIONAL), 1)
-            .when(value.rlike(BOOLEAN), 4)
-            .otherwise(8)
-        )
-        return [F.bit_or(self.filtered(F.when(value.isNotNull(), bit)))]
+        return [F.bit_or(self.filtered(type_code(F.col(quoted(self.column)))))]
 
     def state_from_row(self, values: Sequence[Any]) -> TypeSetState:
         return TypeSetState(int(values[0] or 0))

@@ -7,6 +7,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from anomaly import AnalysisRunner, DataType
+from anomaly.analyzers import ApproxQuantiles, Maximum, Mean, Minimum, StandardDeviation
 from anomaly.errors import ConfigurationError
 from anomaly.suggestion import ColumnProfile, profile_columns
 from anomaly.suggestion.type_set import TypeSet
@@ -34,6 +35,28 @@ def test_profiles_hold_types_completeness_and_summaries(
     assert profiles["flag"].histogram == {"true": 266, "false": 134}
     # no numeric summaries for text, no histogram above the low-cardinality threshold
     assert profiles["mixed"].minimum is None and profiles["id"].histogram is None
+
+
+@pytest.mark.parametrize("column", ["signed", "ratio", "price", "statuses_count"])
+def test_numeric_summaries_are_those_of_the_analyzers(
+    shaped: DataFrame, profiles: dict[str, ColumnProfile], column: str
+) -> None:
+    data = shaped.withColumn(column, F.col(column).try_cast("double"))
+    quartiles = ApproxQuantiles(column, (0.25, 0.5, 0.75))
+    analyzers = [Minimum(column), Maximum(column), Mean(column), StandardDeviation(column)]
+    context = AnalysisRunner().on_data(data).add_analyzers([*analyzers, quartiles]).run()
+    profile = profiles[column]
+    found = (profile.minimum, profile.maximum, profile.mean, profile.stddev)
+    assert found == pytest.approx([context[a].value for a in analyzers], rel=1e-12)
+    # KLL sketches are randomised: both quartile sets are within the sketch's rank error.
+    values = [r[0] for r in data.select(column).collect() if r[0] is not None]
+    sketched = context[quartiles].value
+    assert isinstance(sketched, dict) and profile.quartiles is not None
+    for q, ours in zip((0.25, 0.5, 0.75), profile.quartiles, strict=True):
+        for estimate in (ours, sketched[repr(q)]):
+            rank = sum(v <= estimate for v in values) / len(values)
+            below = sum(v < estimate for v in values) / len(values)
+            assert below - 0.0165 <= q <= rank + 0.0165
 
 
 def test_low_cardinality_threshold_bounds_the_histograms(shaped: DataFrame) -> None:
@@ -73,10 +96,13 @@ def test_three_passes_whatever_the_number_of_columns(spark: SparkSession) -> Non
 
 def test_type_set_agrees_with_data_type(spark: SparkSession) -> None:
     values = ["1", " -2 ", "3.5", ".5", "1e3", "true", "FALSE", "abc", "", "x@y.z", None]
-    frame = spark.createDataFrame([(v, i % 4) for i, v in enumerate(values)], "s string, g int")
+    # tricky values: each must get DataType's type from TypeSet's one regex
+    values += [" 12", "1e5", "0x1F", "NaN", "\u0663", "2024-01-01", " True\t", "1.", ".5e3"]
+    values += ["+.5", "12\u2028", "-", "tRuE", "truee", "1e", "1.5E-3", "fa", "+-1", "1.2.3"]
+    frame = spark.createDataFrame([(v, i) for i, v in enumerate(values)], "s string, g int")
     runner = AnalysisRunner(spark).on_data(frame).group_by("g")
     context = runner.add_analyzers([TypeSet("s"), DataType("s"), TypeSet("g")]).run()
-    for group in [(0,), (1,), (2,), (3,)]:
+    for group in [(i,) for i in range(len(values)) if values[i] is not None]:
         counts = context.metric(DataType("s"), group).value
         assert isinstance(counts, dict)
         seen = {
@@ -84,3 +110,13 @@ def test_type_set_agrees_with_data_type(spark: SparkSession) -> None:
         }
         assert set(context.metric(TypeSet("s"), group).value or {}) == seen
     assert "TypeSet reads text" in (context.metric(TypeSet("g"), (0,)).error or "")
+
+
+def test_profiling_restores_the_callers_codegen_setting(spark: SparkSession) -> None:
+    key = "spark.sql.codegen.maxFields"
+    spark.conf.set(key, "123")
+    try:
+        profile_columns(spark.range(5).selectExpr("CAST(id AS STRING) AS s"))
+        assert spark.conf.get(key) == "123"
+    finally:
+        spark.conf.unset(key)
