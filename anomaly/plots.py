@@ -1,4 +1,5 @@
-"""PNG plots of a metric's history: the series, the expected band, anomalies marked.
+"""PNG plots of a metric's history: the series, the expected band, anomalies and annotated points
+marked.
 
 Drawn with Matplotlib's Agg canvas directly (no pyplot, no global backend change), one panel
 per group, or only the chosen group.
@@ -21,6 +22,9 @@ from anomaly.service.tables import group_label
 from repository import MetricsRepository
 
 MAX_PANELS = 12
+ANNOTATION_MARKERS = {"incident": ("o", "#ff7f0e"), "expected": ("s", "#9467bd"),
+                      "excluded": ("X", "#8c564b")}  # fmt: skip
+"""Marker and colour of the points each annotation kind covers (hollow, drawn over the series)."""
 
 
 def plot_metric(
@@ -33,9 +37,9 @@ def plot_metric(
     title: str | None = None,
     max_panels: int = MAX_PANELS,
 ) -> Path:
-    """Write a PNG of `metric`'s stored series per group with the band its detector expected
-    and its anomalies; returns the path. Groups with anomalies come first when there are more
-    than `max_panels`.
+    """Write a PNG of `metric`'s stored series per group with the band its detector expected,
+    its anomalies and the points annotations cover (``repo.annotate``); returns the path.
+    Groups with anomalies come first when there are more than `max_panels`.
 
     Examples
     --------
@@ -73,7 +77,11 @@ def plot_metric(
     locator = AutoDateLocator()
     axes[-1].xaxis.set_major_locator(locator)
     axes[-1].xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    axes[0].legend(loc="upper left", fontsize=8, ncols=3)
+    labelled: dict[str, Any] = {}  # each label once, from whichever panel has it
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            labelled.setdefault(label, handle)
+    axes[0].legend(labelled.values(), labelled.keys(), loc="upper left", fontsize=8, ncols=3)
     more = f" (showing {len(shown)} of {len(groups)} groups)" if len(groups) > len(shown) else ""
     figure.suptitle(f"{title or metric}{more}", fontsize=12)
     target = Path(path)
@@ -99,6 +107,13 @@ def _panel(ax: Any, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
     if not flagged.empty:
         ax.scatter(flagged["timestamp"].dt.tz_localize(None), flagged["value"], s=40,
                    color="#d62728", zorder=3, label="anomaly")  # fmt: skip
+    kinds = points["annotations"].str.split(", ")
+    for kind, (marker, colour) in ANNOTATION_MARKERS.items():
+        marked = points[kinds.map(lambda found, kind=kind: kind in found)]
+        if not marked.empty:
+            ax.scatter(marked["timestamp"].dt.tz_localize(None), marked["value"], s=90,
+                       marker=marker, facecolors="none", edgecolors=colour, linewidths=1.5,
+                       zorder=4, label=kind)  # fmt: skip
     ax.grid(alpha=0.3)
 
 

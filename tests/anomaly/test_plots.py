@@ -1,4 +1,5 @@
-"""PNG plots of a stored metric: one panel per group (or the chosen one), band, anomalies."""
+"""PNG plots of a stored metric: one panel per group (or the chosen one), band, anomalies,
+annotated points."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ import math
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from matplotlib.image import imread
 
-from anomaly.plots import plot_metric
+from anomaly.plots import ANNOTATION_MARKERS, plot_metric
 from anomaly.service.queries import QueryError
 from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKey
 
@@ -62,3 +64,26 @@ def test_unknown_metrics_and_empty_groups_are_errors(
     with pytest.raises(QueryError, match="Size\\(\\*\\) has no stored points for this group"):
         plot_metric(repo, "Size(*)", tmp_path / "x.png", group={"country": "US"})
     assert not (tmp_path / "x.png").exists()
+
+
+def pixels_of(path: Path, colour: str) -> int:
+    """How many pixels of the PNG have (about) this ``#rrggbb`` colour."""
+    image = imread(path)[:, :, :3]
+    rgb = np.array([int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)])
+    return int((np.abs(image - rgb).max(axis=2) < 0.03).sum())
+
+
+@pytest.mark.parametrize("kind", sorted(ANNOTATION_MARKERS))
+def test_annotated_points_are_marked_by_kind(
+    repo: MetricsRepository, tmp_path: Path, kind: str
+) -> None:
+    _, colour = ANNOTATION_MARKERS[kind]
+    before = plot_metric(repo, "Size(*)", tmp_path / "before.png")
+    assert pixels_of(before, colour) == 0
+    # The last panel's group (JP sorts after DE): its marker and legend entry must still show.
+    day = datetime(2026, 3, 10, tzinfo=UTC)
+    repo.annotate(kind, day, day + timedelta(days=2), group={"country": "JP"})
+    after = plot_metric(repo, "Size(*)", tmp_path / "after.png")
+    assert pixels_of(after, colour) > 50
+    others = [c for k, (_, c) in ANNOTATION_MARKERS.items() if k != kind]
+    assert all(pixels_of(after, c) == 0 for c in others)
