@@ -60,7 +60,7 @@ def check_int(name: str, value: object, minimum: int, *, optional: bool = False)
 def check_bool(name: str, value: object) -> bool:
     """Exactly ``True`` or ``False`` (a truthy string in a config is a mistake, not a yes)."""
     if not isinstance(value, bool):
-        raise InvalidParameterError(name, "must be True or False", value)
+        raise InvalidParameterError(name, "must be a boolean (true or false)", value)
     return value
 
 

@@ -175,8 +175,8 @@ def test_errors_deep_in_a_nesting_name_their_key_path_and_line(tmp_path: Path) -
     with pytest.raises(ConfigFileError) as raised:
         load_config(write_config(tmp_path, text), env={})
     assert [p.render() for p in raised.value.problems] == [
-        "line 10, scans.daily.detector.first_of_run: AlertFatigue: first_of_run must be True or "
-        "False, got 1",
+        "line 10, scans.daily.detector.first_of_run: AlertFatigue: first_of_run must be a "
+        "boolean (true or false), got 1",
         "line 28, scans.daily.metrics[1].detector.detectors[1].detector.min_absolute_change: "
         "AlertFatigue: min_absolute_change must be >= 0 or None (unbounded), got -5",
     ]  # fmt: skip
@@ -244,8 +244,8 @@ def with_detector(flow: str) -> str:
          "line 7, scans.daily.detector.detector.upper_deviation_factor: OnlineNormal: "
          "upper_deviation_factor must be >= 0 or None (unbounded), got -1"),
         (with_detector("{type: AlertFatigue, detector: OnlineNormal, first_of_run: 'yes'}"),
-         "scans.daily.detector.first_of_run: AlertFatigue: first_of_run must be True or False, "
-         "got 'yes'"),
+         "scans.daily.detector.first_of_run: AlertFatigue: first_of_run must be a boolean "
+         "(true or false), got 'yes'"),
         (with_detector("{type: AlertFatigue, detector: OnlineNormal, cooldwn: 7}"),
          "scans.daily.detector.cooldwn: AlertFatigue has no parameter 'cooldwn' (did you mean "
          "'cooldown'?); allowed: detector, first_of_run, min_absolute_change, "
