@@ -82,7 +82,9 @@ def _aggregate(
     flat = [e for exprs in expressions for e in exprs]
     schema = df.schema
     keys = [col(schema, g) for g in groups]  # a group name is resolved as analyzers' columns are
-    rows = df.groupBy(*keys).agg(*flat).collect() if groups else [df.agg(*flat).collect()[0]]
+    projected = {name: c for a in analyzers for name, c in a.projections(schema).items()}
+    data = df.withColumns(projected) if projected else df
+    rows = data.groupBy(*keys).agg(*flat).collect() if groups else [data.agg(*flat).collect()[0]]
     outcome: Outcome = {}
     width = len(groups)
     for row in rows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -145,6 +146,15 @@ class ScanShareableAnalyzer(Analyzer[S]):
     def state_from_row(self, values: Sequence[Any]) -> S:
         """The state from this analyzer's slice of the aggregation row."""
 
+    def projections(self, schema: StructType) -> dict[str, Column]:
+        """Columns computed once per row before the shared aggregation, by name, for an
+        expensive expression several of the analyzer's aggregates use: Spark evaluates an
+        expression again in every aggregate that holds it. None by default.
+
+        A name must stand for one expression across all analyzers: derive it from what the
+        expression depends on (see `projection_name`)."""
+        return {}
+
     def condition(self) -> Column:
         """The where filter as a Spark column (true when there is none)."""
         from pyspark.sql import functions as F
@@ -156,6 +166,16 @@ class ScanShareableAnalyzer(Analyzer[S]):
         from pyspark.sql import functions as F
 
         return F.when(self.condition(), column) if self.where else column
+
+
+def projection_name(kind: str, *parts: str) -> str:
+    """A column name for a projection of `kind` over `parts` that no user column has.
+
+    >>> projection_name("type", "price")
+    '__anomaly_type_683b531f41ec88a2'
+    """
+    digest = hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:16]
+    return f"__anomaly_{kind}_{digest}"
 
 
 def finite_or_none(value: Any) -> float | None:

@@ -6,7 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anomaly.analyzers.base import INTEGRAL_TYPES, ScanShareableAnalyzer, is_numeric
+from anomaly.analyzers.base import (
+    INTEGRAL_TYPES,
+    ScanShareableAnalyzer,
+    is_numeric,
+    projection_name,
+)
 from anomaly.analyzers.columns import col
 from anomaly.analyzers.state import State, check_same_kind
 
@@ -65,25 +70,34 @@ class DataType(ScanShareableAnalyzer[DataTypeState]):
     def columns(self) -> tuple[str, ...]:
         return (self.column,)
 
+    def projections(self, schema: StructType) -> dict[str, Column]:
+        if self.column_type(schema, self.column) != "string":
+            return {}
+        from pyspark.sql import functions as F
+
+        # Projected once per row: inside the five counts the regex chain ran five times.
+        value = col(schema, self.column)
+        inferred = (
+            F.when(value.isNull(), "Unknown")
+            .when(value.rlike(INTEGRAL), "Integral")
+            .when(value.rlike(FRACTIONAL), "Fractional")
+            .when(value.rlike(BOOLEAN), "Boolean")
+            .otherwise("String")
+        )
+        return {projection_name("type", self.column): inferred}
+
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = col(schema, self.column)
         kind = self.column_type(schema, self.column)
         if kind == "string":
-            inferred = (
-                F.when(value.isNull(), "Unknown")
-                .when(value.rlike(INTEGRAL), "Integral")
-                .when(value.rlike(FRACTIONAL), "Fractional")
-                .when(value.rlike(BOOLEAN), "Boolean")
-                .otherwise("String")
-            )
+            inferred = F.col(projection_name("type", self.column))
         else:
             own = "Boolean" if kind == "boolean" else "String"
             if is_numeric(kind):
                 integral = kind in INTEGRAL_TYPES or kind.endswith(",0)")
                 own = "Integral" if integral else "Fractional"
-            inferred = F.when(value.isNull(), "Unknown").otherwise(own)
+            inferred = F.when(col(schema, self.column).isNull(), "Unknown").otherwise(own)
         inferred = self.filtered(inferred)
         return [F.count(F.when(inferred == t, 1)) for t in TYPES]
 

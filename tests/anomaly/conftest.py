@@ -232,6 +232,7 @@ ANALYZERS: list[Analyzer[Any]] = [
     Correlation("x", "y"),
     Correlation("y", "x", where=WHERE),
     DataType("s"),
+    DataType("s", where=WHERE),  # shares the type projection of DataType("s")
     DataType("i"),
     DataType("f"),
     DataType("x", where=WHERE),
