@@ -185,6 +185,9 @@ def test_the_demo_finds_the_injected_incidents(
     for incident in ("partial load", "40% of prices missing", "prices x10"):
         assert incident in out
     assert (tmp_path / "plots" / "size.png").read_bytes()[:4] == b"\x89PNG"
+    report = tmp_path / "report.html"
+    assert f"Report: {report}" in out
+    assert 1_000_000 < report.stat().st_size < 5_000_000  # BokehJS inside, under the 5 MB aim
     assert main(["validate-config", str(tmp_path / "anomaly.yml")]) == 0
     assert main(["demo", "--days", "10"]) == 3
     assert "--days must be at least 42" in capsys.readouterr().err

@@ -73,6 +73,7 @@ function style(p) {
     axis.major_label_text_font_size = "11px";
   }
   p.toolbar.logo = null;
+  p.toolbar.autohide = true;
 }
 
 /** Draw the chart of the placeholder ``node`` (its ``data-sid`` names the series). */

@@ -106,7 +106,10 @@
       byMetric.get(key).push(s);
     }
     const cards = [];
-    for (const members of byMetric.values()) {
+    const weight = (members) => members.reduce((n, s) => n + hits(s), 0);
+    const blocks = [...byMetric.values()].sort((a, b) => weight(b) - weight(a)
+      || a[0].metric.localeCompare(b[0].metric));
+    for (const members of blocks) {
       const first = members[0];
       const several = new Set(mine.map((s) => s.scan)).size > 1;
       const open = (s) => (Report.anomaliesBySeries.get(s.id) || []).some((a) => a.open);
