@@ -70,7 +70,7 @@ def scan_rows(contents: RepositoryContents) -> tuple[list[dict[str, Any]], list[
                 "status": str(last["status"]),
                 "error": plain(last["error"]),
                 "runs": len(runs),
-                "failed": int(runs["status"].isin(["failed", "error"]).sum()),
+                "failed": int((runs["status"] == "failed").sum()),
                 "recent": [str(s) for s in runs["status"].head(RECENT_RUNS)][::-1],
                 "extra": {c: plain(last[c]) for c in extra},
             }

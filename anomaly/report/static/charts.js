@@ -40,6 +40,14 @@ function seriesSource(series) {
     const flags = series.ann ? Number(series.ann[i]) : 0;
     cols.notes.push(KINDS.filter((k, bit) => flags & (1 << bit)).join(", ") || "-");
   }
+  // A one-sided band (only a lower or an upper bound) is shaded up to the edge of the data.
+  const finite = [...cols.v, ...cols.lo, ...cols.hi].filter(Number.isFinite);
+  const top = Math.max(...finite), bottom = Math.min(...finite);
+  const pad = (top - bottom) * 0.05 || Math.abs(top) * 0.05 || 1;
+  cols.fill_lo = cols.lo.map((lo, i) => Number.isFinite(lo) ? lo
+    : Number.isFinite(cols.hi[i]) ? bottom - pad : NaN);
+  cols.fill_hi = cols.hi.map((hi, i) => Number.isFinite(hi) ? hi
+    : Number.isFinite(cols.lo[i]) ? top + pad : NaN);
   return cols;
 }
 
@@ -90,7 +98,7 @@ Report.charts.draw = function (node) {
     p.add_layout(new Bokeh.BoxAnnotation({ left: a.start - pad, right: a.end + pad,
       fill_color: COLORS[a.kind], fill_alpha: 0.12, line_color: null, level: "underlay" }));
   }
-  p.varea({ x: { field: "t" }, y1: { field: "lo" }, y2: { field: "hi" }, source,
+  p.varea({ x: { field: "t" }, y1: { field: "fill_lo" }, y2: { field: "fill_hi" }, source,
             fill_color: COLORS.band, fill_alpha: 0.28 });
   for (const bound of ["lo", "hi"]) {
     p.line({ x: { field: "t" }, y: { field: bound }, source, line_color: COLORS.bound,

@@ -36,12 +36,12 @@
   }
 
   function overview(view) {
-    const failing = D.scans.filter((s) => ["failed", "error"].includes(s.status)).length;
+    const failing = D.scans.filter((s) => s.status === "failed").length;
     const newest = Math.max(...D.datasets.map((d) => d.last ?? -Infinity));
     view.append(el("div", { class: "cards" },
       card("datasets", D.datasets.length), card("series", D.series.length),
       card("open anomalies", openCount, openCount ? "bad" : "good"),
-      card("scans failing", failing, failing ? "bad" : "good"),
+      card("scans failed (last run)", failing, failing ? "bad" : "good"),
       card("newest data", Number.isFinite(newest) ? fmt.age(newest) : "-")));
     if (D.problems.length) view.append(el("div", { class: "problems" }, D.problems.map((p) => el("p", { text: p }))));
     view.append(el("h2", { text: "Anomaly timeline" }));
