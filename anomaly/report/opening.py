@@ -16,7 +16,7 @@ def open_for_reading(path: str) -> MetricsRepository:
 
     >>> open_for_reading("/nonexistent/metrics.duckdb")
     Traceback (most recent call last):
-    anomaly.errors.ConfigurationError: repository '/nonexistent/metrics.duckdb' does not exist (run a scan first)
+    anomaly.errors.ConfigurationError: repository '/nonexistent/metrics.duckdb' does not exist ...
     """
     if path == ":memory:":
         raise ConfigurationError(

@@ -62,11 +62,14 @@ def render_page(snapshot: Mapping[str, Any], *, asset_base: str | None = None) -
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="{policy}">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>{title}</title>
 {style}
 </head>
 <body>
-<header class="top"><h1>{title}</h1><p class="subtitle" id="subtitle"></p><div id="nav"></div></header>
+<header class="top">
+<h1>{title}</h1><p class="subtitle" id="subtitle"></p><div id="nav"></div>
+</header>
 <noscript><p>This report draws its pages with JavaScript: please enable it.</p></noscript>
 <main id="app"></main>
 <footer>{footer}</footer>

@@ -80,7 +80,7 @@ def build_series(
         times = np.union1d(mine["ts"].to_numpy("int64"), theirs["ts"].to_numpy("int64"))
         timelines.append({"dataset": str(dataset), "times": times.tolist()})
         by_point = mine.groupby("sid", sort=False)
-        by_verdict = dict(tuple(theirs.groupby("sid", sort=False)))
+        by_verdict: dict[Any, pd.DataFrame] = dict(list(theirs.groupby("sid", sort=False)))
         for row in of_dataset.itertuples(index=False):
             own = by_point.get_group(row.sid)
             record = _series_record(row, dataset_index, times, own, by_verdict.get(row.sid))
@@ -93,7 +93,9 @@ def _worst_per_point(verdicts: pd.DataFrame) -> pd.DataFrame:
     if verdicts.empty:
         return verdicts.assign(sid=pd.Series([], dtype="int64"))
     rank = verdicts["status"].map(PRIORITY).fillna(2)
-    ordered = verdicts.assign(rank=rank).sort_values(["sid", "ts", "rank"], ascending=[1, 1, 0])
+    ordered = verdicts.assign(rank=rank).sort_values(
+        ["sid", "ts", "rank"], ascending=[True, True, False]
+    )
     return ordered.drop_duplicates(["sid", "ts"], keep="first")
 
 

@@ -31,16 +31,14 @@ def parse_address(text: str) -> tuple[str, int]:
     (('127.0.0.1', 8080), ('127.0.0.1', 8081), ('::1', 0))
     >>> parse_address("localhost:http")
     Traceback (most recent call last):
-    anomaly.errors.ConfigurationError: --ui takes HOST:PORT with PORT from 0 to 65535, got 'localhost:http'
+    anomaly.errors.ConfigurationError: --ui takes HOST:PORT with PORT from 0 to 65535, got ...
     """
     host, sep, port = text.strip().rpartition(":")
     if not sep:
         host, port = "127.0.0.1", text.strip()
     host = host.strip("[]") or "127.0.0.1"
     if not port.isdigit() or int(port) > 65535:
-        raise ConfigurationError(
-            f"--ui takes HOST:PORT with PORT from 0 to 65535, got {text!r}"
-        )
+        raise ConfigurationError(f"--ui takes HOST:PORT with PORT from 0 to 65535, got {text!r}")
     return host, int(port)
 
 

@@ -49,23 +49,60 @@ def fill_repository(repo: MetricsRepository) -> None:
             records.append(MetricRecord("Column", "price", "Mean", "Mean(price)", 10 + i, group))
             if n >= 7:
                 status = "anomaly" if size < 0.8 * base else "normal"
-                verdicts.append(AnomalyVerdict(
-                    "Size(*)", status, "OnlineNormal", size, base - 12, base + 12, score=0.99,
-                    detail=f"[OnlineNormal] {country}", history_length=n, group=group))
-                verdicts.append(AnomalyVerdict(
-                    "Mean(price)", "normal", "RobustMAD", 10.0 + i, 9.0 + i, None, group=group))
-        outcomes = [CheckOutcome("orders checks", "is_complete(price)",
-                                 "Failure" if n % 10 == 9 else "Success", level="Error",
-                                 metric_id="Completeness(price)", value=0.97)]
-        repo.save(ResultKey(day(n), {"dataset": "orders", "scan": "orders_daily"}), records,
-                  verdicts=verdicts, outcomes=outcomes)
+                verdicts.append(
+                    AnomalyVerdict(
+                        "Size(*)",
+                        status,
+                        "OnlineNormal",
+                        size,
+                        base - 12,
+                        base + 12,
+                        score=0.99,
+                        detail=f"[OnlineNormal] {country}",
+                        history_length=n,
+                        group=group,
+                    )
+                )
+                verdicts.append(
+                    AnomalyVerdict(
+                        "Mean(price)", "normal", "RobustMAD", 10.0 + i, 9.0 + i, None, group=group
+                    )
+                )
+        outcomes = [
+            CheckOutcome(
+                "orders checks",
+                "is_complete(price)",
+                "Failure" if n % 10 == 9 else "Success",
+                level="Error",
+                metric_id="Completeness(price)",
+                value=0.97,
+            )
+        ]
+        repo.save(
+            ResultKey(day(n), {"dataset": "orders", "scan": "orders_daily"}),
+            records,
+            verdicts=verdicts,
+            outcomes=outcomes,
+        )
         failing = n == DAYS - 1
-        other = [MetricRecord("Dataset", "*", "Size", "Size(*)", None if failing else 50.0 + n % 3,
-                              error="column 'x' does not exist" if failing else None)]
-        judged = [AnomalyVerdict("Size(*)", "error", "OnlineNormal", detail="could not compute")
-                  ] if failing else []
-        repo.save(ResultKey(day(n), {"dataset": XSS_DATASET, "scan": "odd_daily"}), other,
-                  verdicts=judged)
+        other = [
+            MetricRecord(
+                "Dataset",
+                "*",
+                "Size",
+                "Size(*)",
+                None if failing else 50.0 + n % 3,
+                error="column 'x' does not exist" if failing else None,
+            )
+        ]
+        judged = (
+            [AnomalyVerdict("Size(*)", "error", "OnlineNormal", detail="could not compute")]
+            if failing
+            else []
+        )
+        repo.save(
+            ResultKey(day(n), {"dataset": XSS_DATASET, "scan": "odd_daily"}), other, verdicts=judged
+        )
     repo.annotate("incident", day(20), metric="Size(*)", group={"country": "DE"}, note=XSS_NOTE)
     repo.annotate("expected", day(33), day(34), tags={"dataset": "orders"}, note="migration")
     for scan, status, error in (("orders_daily", "ok", None), ("odd_daily", "failed", "boom")):
@@ -96,8 +133,10 @@ def browser() -> Iterator[Any]:
     """One headless Chromium for the session, driven by selenium."""
     chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
     if chromium is None or driver is None:
-        pytest.skip("Debian's chromium and chromium-driver are not installed (.ci/run installs "
-                    "them: apt-get install -y chromium chromium-driver)")
+        pytest.skip(
+            "Debian's chromium and chromium-driver are not installed (.ci/run installs "
+            "them: apt-get install -y chromium chromium-driver)"
+        )
     from selenium import webdriver
 
     profile = tempfile.mkdtemp(prefix="anomaly-chromium-")

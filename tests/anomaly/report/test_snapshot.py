@@ -94,8 +94,11 @@ def test_a_tag_filter_keeps_only_matching_runs(report_repository: Path) -> None:
 def test_unknown_columns_of_the_scan_log_and_verdicts_are_shown(tmp_path: Path) -> None:
     repo = MetricsRepository(tmp_path / "m.duckdb")
     key = ResultKey(day(0), {"dataset": "d", "scan": "s"})
-    repo.save(key, [MetricRecord("Dataset", "*", "Size", "Size(*)", 5.0)],
-              verdicts=[AnomalyVerdict("Size(*)", "anomaly", "Adaptive", 5.0, 6.0, 9.0)])
+    repo.save(
+        key,
+        [MetricRecord("Dataset", "*", "Size", "Size(*)", 5.0)],
+        verdicts=[AnomalyVerdict("Size(*)", "anomaly", "Adaptive", 5.0, 6.0, 9.0)],
+    )
     log_id = repo.scan_log.start("s", day(0))
     repo.scan_log.finish(log_id, "warning")
     # What a later schema might add (the lead's alert budgets): shown without the report knowing.
@@ -109,8 +112,14 @@ def test_unknown_columns_of_the_scan_log_and_verdicts_are_shown(tmp_path: Path) 
 
 def test_sections_from_providers_and_a_failing_provider(tmp_path: Path) -> None:
     repo = MetricsRepository(tmp_path / "m.duckdb")
-    register_section("schema", lambda repo, cur: [ReportSection(
-        "schema", "Schema changes", ["column", "change"], [["price", "double -> string"]])])
+    register_section(
+        "schema",
+        lambda repo, cur: [
+            ReportSection(
+                "schema", "Schema changes", ["column", "change"], [["price", "double -> string"]]
+            )
+        ],
+    )
     register_section("broken", lambda repo, cur: 1 / 0)  # type: ignore[arg-type, return-value]
     try:
         snapshot = collect_snapshot(repo)
