@@ -5,24 +5,47 @@
 "use strict";
 
 const COLORS = {
-  value: "#1c4e80", band: "#7aa6d6", bound: "#4d7eb5", anomaly: "#d6336c", error: "#f08c00",
+  value: "#1c4e80", band: "#7aa6d6", anomaly: "#d6336c", error: "#f08c00",
   incident: "#e8590c", expected: "#7048e8", excluded: "#868e96",
 };
 const KINDS = ["incident", "expected", "excluded"];
 const DAY = 86400000;
 
-Report.charts = { inflight: new Set(), views: new Map(), pendingFocus: new Map() };
+Report.charts = { inflight: new Set(), views: new Map(), pendingFocus: new Map(), queue: [] };
 
+const MARGIN = 200;
 const observer = new IntersectionObserver((entries) => {
   for (const entry of entries) {
     if (!entry.isIntersecting) continue;
     observer.unobserve(entry.target);
-    Report.charts.draw(entry.target);
+    Report.charts.queue.push(entry.target);
   }
-}, { rootMargin: "300px 0px" });
+  drain();
+}, { rootMargin: MARGIN + "px 0px" });
 
 /** Register a chart placeholder (``data-sid``) to be drawn when it comes into view. */
 Report.charts.watch = (node) => observer.observe(node);
+
+/* Charts are drawn one at a time, each in its own task, so the page keeps answering input while
+ * they draw; one scrolled far away before its turn goes back to waiting for the viewport. */
+let draining = null;
+function drain() {
+  if (draining) return;
+  const run = (async () => {
+    while (Report.charts.queue.length) {
+      const node = Report.charts.queue.shift();
+      const box = node.getBoundingClientRect();
+      const near = box.bottom > -MARGIN && box.top < window.innerHeight + MARGIN;
+      if (!near || node.closest("[hidden]")) { observer.observe(node); continue; }
+      await Report.charts.draw(node);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    draining = null;
+  })();
+  draining = run;
+  Report.charts.inflight.add(run);
+  run.finally(() => Report.charts.inflight.delete(run));
+}
 
 function seriesSource(series) {
   const times = Report.data.timelines[series.d].times;
@@ -100,10 +123,6 @@ Report.charts.draw = function (node) {
   }
   p.varea({ x: { field: "t" }, y1: { field: "fill_lo" }, y2: { field: "fill_hi" }, source,
             fill_color: COLORS.band, fill_alpha: 0.28 });
-  for (const bound of ["lo", "hi"]) {
-    p.line({ x: { field: "t" }, y: { field: bound }, source, line_color: COLORS.bound,
-             line_width: 1, line_alpha: 0.6, line_dash: [3, 3] });
-  }
   const line = p.line({ x: { field: "t" }, y: { field: "v" }, source, line_color: COLORS.value,
                         line_width: 1.6 });
   for (const kind of KINDS) {
@@ -133,6 +152,7 @@ Report.charts.draw = function (node) {
     node.dataset.state = "drawn";
     node.dataset.anomalyMarkers = String(marks.data.t.length);
     Report.charts.views.set(series.id, p);
+    document.dispatchEvent(new Event("chart-drawn"));
   }).catch((error) => {
     node.dataset.state = "failed";
     node.append(el("p", { class: "chart-error", text: "chart failed: " + error }));

@@ -262,10 +262,18 @@
     settle(target);
   }
 
-  /** Set body[data-ready] to the view once the charts it shows are drawn (tests, benchmark). */
+  /** Mark the view interactive (its page built, the first chart drawn: body[data-interactive])
+   * and then ready (every chart in view drawn: body[data-ready]), for tests and the benchmark. */
   function settle(target) {
     document.body.dataset.ready = "";
+    document.body.dataset.interactive = "";
     requestAnimationFrame(() => requestAnimationFrame(async () => {
+      if (Report.charts.inflight.size) {
+        await Promise.race([new Promise((resolve) => document.addEventListener(
+          "chart-drawn", resolve, { once: true })), Promise.all([...Report.charts.inflight])]);
+      }
+      document.body.dataset.interactive = target;
+      window.reportInteractiveAt = performance.now();
       while (Report.charts.inflight.size) await Promise.all([...Report.charts.inflight]);
       document.body.dataset.ready = target;
       window.reportReadyAt = performance.now();

@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
-import tempfile
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from anomaly.report.chromium import chromium, chromium_missing
 from repository import AnomalyVerdict, CheckOutcome, MetricRecord, MetricsRepository, ResultKey
 
 DAY0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -23,11 +21,6 @@ XSS_GROUP = "<script>alert(1)</script>"
 XSS_DATASET = '<img src=x onerror="window.__pwned=1">'
 XSS_NOTE = '<img src=x onerror="window.__pwned=2"> restored from backup'
 COUNTRIES = ["DE", "FR", XSS_GROUP]
-CHROMIUM_FLAGS = (
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-    "--no-first-run", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--window-size=1400,1000",
-)  # fmt: skip
 
 
 def day(n: int) -> datetime:
@@ -130,37 +123,9 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the session, driven by selenium."""
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if chromium is None or driver is None:
-        pytest.skip(
-            "Debian's chromium and chromium-driver are not installed (.ci/run installs "
-            "them: apt-get install -y chromium chromium-driver)"
-        )
-    from selenium import webdriver
-
-    profile = tempfile.mkdtemp(prefix="anomaly-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    session = webdriver.Chrome(options=options, service=webdriver.ChromeService(driver))
-    try:
-        yield session
-    finally:
-        session.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def wait_ready(browser: Any, view: str, timeout: float = 30.0) -> None:
-    """Wait until the page says view `view` is shown with its visible charts drawn."""
-    deadline = time.monotonic() + timeout
-    while browser.execute_script("return document.body && document.body.dataset.ready") != view:
-        assert time.monotonic() < deadline, f"view {view!r} never became ready"
-        time.sleep(0.05)
-
-
-def page_errors(browser: Any) -> list[str]:
-    """JavaScript errors the browser logged since the last call."""
-    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    """One headless Chromium for the session (`anomaly.report.chromium`)."""
+    reason = chromium_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    with chromium() as driver:
+        yield driver

@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from anomaly.report.chromium import page_errors, wait_ready
 from anomaly.report.page import write_report
 from repository import MetricsRepository
 from repository.keys import canonical_key
-from tests.anomaly.report.conftest import XSS_DATASET, XSS_GROUP, XSS_NOTE, page_errors, wait_ready
+from tests.anomaly.report.conftest import XSS_DATASET, XSS_GROUP, XSS_NOTE
 from tests.anomaly.service.conftest import write_config, write_events
 
 ROOT = Path(__file__).resolve().parents[3]
