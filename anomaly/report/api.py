@@ -157,28 +157,14 @@ def series_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]
             QUALIFY row_number() OVER (
                 PARTITION BY run_id, metric_id, group_key, timestamp
                 ORDER BY CASE status WHEN 'anomaly' THEN 0 WHEN 'error' THEN 1 ELSE 2 END) = 1)
-        SELECT h.timestamp, h.dataset, h.tags['scan'] AS scan, h.metric_id, h.group_values,
-               h.value, v.lower, v.upper, v.status, v.detector
+        SELECT h.timestamp AS time, h.dataset, h.tags['scan'] AS scan, h.metric_id AS metric,
+               h.group_values AS "group", h.value, v.lower, v.upper, v.status, v.detector
         FROM metric_history h LEFT JOIN judged v ON v.run_id = h.run_id
              AND v.metric_id = h.metric_id AND v.group_key = h.group_key
              AND v.timestamp = h.timestamp
         WHERE {where.sql}
         ORDER BY h.dataset, scan, h.group_key, h.timestamp"""
-    return [
-        {
-            "time": _iso(r["timestamp"]),
-            "dataset": r["dataset"],
-            "scan": r["scan"],
-            "metric": r["metric_id"],
-            "group": _group(r["group_values"]),
-            "value": number(r["value"]),
-            "lower": number(r["lower"]),
-            "upper": number(r["upper"]),
-            "status": r["status"],
-            "detector": r["detector"],
-        }
-        for r in _rows(repo, sql, where.params)
-    ]
+    return _rows(repo, sql, where.params)
 
 
 ANOMALY_PARAMS = {"metric", "dataset", "scan", "status", "since", "until", "limit"}
@@ -196,30 +182,13 @@ def anomaly_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]
         where.add("list_contains(?::VARCHAR[], v.metric_id)", metrics)
     where.common("v", params)
     sql = f"""
-        SELECT v.timestamp, v.run_timestamp, v.dataset, v.tags['scan'] AS scan, v.metric_id,
-               v.group_values, v.value, v.lower, v.upper, v.status, v.detector, v.score,
-               v.detail, v.history_length
+        SELECT v.timestamp AS time, v.run_timestamp AS run_time, v.dataset,
+               v.tags['scan'] AS scan, v.metric_id AS metric, v.group_values AS "group", v.value,
+               v.lower, v.upper, v.status, v.detector, v.score, v.detail,
+               v.history_length AS history
         FROM anomaly_results v WHERE {where.sql}
         ORDER BY v.timestamp DESC, v.run_id DESC, v.metric_id LIMIT ?"""
-    return [
-        {
-            "time": _iso(r["timestamp"]),
-            "run_time": _iso(r["run_timestamp"]),
-            "dataset": r["dataset"],
-            "scan": r["scan"],
-            "metric": r["metric_id"],
-            "group": _group(r["group_values"]),
-            "value": number(r["value"]),
-            "lower": number(r["lower"]),
-            "upper": number(r["upper"]),
-            "status": r["status"],
-            "detector": r["detector"],
-            "score": number(r["score"]),
-            "detail": r["detail"],
-            "history": plain(r["history_length"]),
-        }
-        for r in _rows(repo, sql, [*where.params, params.limit()])
-    ]
+    return _rows(repo, sql, [*where.params, params.limit()])
 
 
 OUTCOME_PARAMS = {"dataset", "scan", "check", "status", "since", "until", "limit"}
@@ -234,29 +203,12 @@ def outcome_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]
             where.add(f"list_contains(?::VARCHAR[], {column})", values)
     where.common("c", params)
     sql = f"""
-        SELECT c.timestamp, c.dataset, c.tags['scan'] AS scan, c.check_name, c.constraint_name,
-               c.level, c.status, c.message, c.metric_id, c.value, c.lower, c.upper,
-               c.group_values
+        SELECT c.timestamp AS time, c.dataset, c.tags['scan'] AS scan, c.check_name AS "check",
+               c.constraint_name AS "constraint", c.level, c.status, c.message,
+               c.metric_id AS metric, c.value, c.lower, c.upper, c.group_values AS "group"
         FROM check_results c WHERE {where.sql}
         ORDER BY c.timestamp DESC, c.run_id DESC, c.check_name, c.constraint_name LIMIT ?"""
-    return [
-        {
-            "time": _iso(r["timestamp"]),
-            "dataset": r["dataset"],
-            "scan": r["scan"],
-            "check": r["check_name"],
-            "constraint": r["constraint_name"],
-            "level": r["level"],
-            "status": r["status"],
-            "message": r["message"],
-            "metric": r["metric_id"],
-            "value": number(r["value"]),
-            "lower": number(r["lower"]),
-            "upper": number(r["upper"]),
-            "group": _group(r["group_values"]),
-        }
-        for r in _rows(repo, sql, [*where.params, params.limit()])
-    ]
+    return _rows(repo, sql, [*where.params, params.limit()])
 
 
 ANNOTATION_PARAMS = {"kind", "metric", "since", "until"}
@@ -277,8 +229,19 @@ def annotation_rows(repo: MetricsRepository, params: Params) -> list[dict[str, A
 
 
 def _rows(repo: MetricsRepository, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    """The query's rows with ISO times, groups as objects and numbers rounded."""
     with repo.sql() as cur:
-        return fetch_arrow(cur, sql, params).to_pylist()
+        rows = fetch_arrow(cur, sql, params).to_pylist()
+    return [
+        {
+            key: _iso(value) if isinstance(value, datetime)
+            else _group(value) if key == "group"
+            else number(value) if isinstance(value, float)
+            else plain(value)
+            for key, value in row.items()
+        }
+        for row in rows
+    ]  # fmt: skip
 
 
 def _iso(value: Any) -> str | None:
