@@ -65,7 +65,7 @@ function seriesSource(series) {
   }
   // A one-sided band (only a lower or an upper bound) is shaded up to the edge of the data.
   const finite = [...cols.v, ...cols.lo, ...cols.hi].filter(Number.isFinite);
-  const top = Math.max(...finite), bottom = Math.min(...finite);
+  const top = finite.length ? Math.max(...finite) : 1, bottom = finite.length ? Math.min(...finite) : 0;
   const pad = (top - bottom) * 0.05 || Math.abs(top) * 0.05 || 1;
   cols.fill_lo = cols.lo.map((lo, i) => Number.isFinite(lo) ? lo
     : Number.isFinite(cols.hi[i]) ? bottom - pad : NaN);

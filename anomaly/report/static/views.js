@@ -70,8 +70,10 @@
       : el("p", { class: "empty", text: "No scan has run against this repository (the scan log is empty)." }));
     view.append(el("h2", { text: "Datasets" }));
     view.append(Report.table({ id: "datasets", rows: D.datasets, columns: [
-      { key: "dataset", label: "dataset", render: (r) => el("a", {
-        href: "#dataset-" + D.timelines.findIndex((t) => t.dataset === r.dataset), text: fmt.dataset(r.dataset) }) },
+      { key: "dataset", label: "dataset", render: (r) => {
+        const page = D.timelines.findIndex((t) => t.dataset === r.dataset);
+        return page < 0 ? fmt.dataset(r.dataset) : el("a", { href: "#dataset-" + page, text: fmt.dataset(r.dataset) });
+      } },
       { key: "scans", label: "scans", render: (r) => r.scans.join(", ") || "-" },
       { key: "last", label: "newest point", type: "time" },
       { key: "fresh", label: "freshness", render: (r) => fmt.age(r.last) },
