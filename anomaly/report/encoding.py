@@ -32,10 +32,13 @@ def rounded(values: np.ndarray | list[float], digits: int = DIGITS) -> list[floa
     out = array.copy()
     # Scale by an exact power of ten on the side that keeps it an integer, so the result is the
     # double nearest the decimal and prints short.
-    up = finite & (shift >= 0)
-    out[up] = np.round(array[up] * 10.0 ** shift[up]) / 10.0 ** shift[up]
-    down = finite & (shift < 0)
-    out[down] = np.round(array[down] / 10.0 ** -shift[down]) * 10.0 ** -shift[down]
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = finite & (shift >= 0)
+        out[up] = np.round(array[up] * 10.0 ** shift[up]) / 10.0 ** shift[up]
+        down = finite & (shift < 0)
+        out[down] = np.round(array[down] / 10.0 ** -shift[down]) * 10.0 ** -shift[down]
+    # Near the ends of the double range the power of ten overflows: keep those values as they are.
+    out[finite & ~np.isfinite(out)] = array[finite & ~np.isfinite(out)]
     return [
         None if not ok else float(v) for v, ok in zip(out.tolist(), finite.tolist(), strict=True)
     ]
