@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from common import print_table, timed, write_results
 
 from anomaly.report.assets import CHART_LIBRARY, asset_bytes
@@ -44,6 +43,7 @@ from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKe
 
 DAYS = 365
 START = datetime(2025, 1, 1, tzinfo=UTC)
+EAGER_BUDGET_S = 60  # drawing every chart at once stops after this (1,000 charts take longer)
 PLOTLY_MIN_JS = 4_815_814  # bytes of plotly/package_data/plotly.min.js in plotly 7.1.0
 
 
@@ -57,7 +57,10 @@ def build_repository(path: Path, series: int, seed: int = 7) -> MetricsRepositor
         records, verdicts = [], []
         for g in range(groups):
             group = {"country": f"C{g:04d}"}
-            for metric, name, base in (("Size(*)", "Size", 1000.0 + g), ("Mean(price)", "Mean", 50.0)):
+            for metric, name, base in (
+                ("Size(*)", "Size", 1000.0 + g),
+                ("Mean(price)", "Mean", 50.0),
+            ):
                 expected = base * weekly[day]
                 value = expected * (1 + rng.normal(0, 0.02))
                 spike = rng.random() < 0.01
@@ -66,9 +69,10 @@ def build_repository(path: Path, series: int, seed: int = 7) -> MetricsRepositor
                 entity, instance = ("Dataset", "*") if name == "Size" else ("Column", "price")
                 records.append(MetricRecord(entity, instance, name, metric, float(value), group))
                 if day >= 7:
+                    status = "anomaly" if spike else "normal"
                     verdicts.append(AnomalyVerdict(
-                        metric, "anomaly" if spike else "normal", "OnlineNormal", float(value),
-                        expected * 0.9, expected * 1.1, history_length=day, group=group))  # fmt: skip
+                        metric, status, "OnlineNormal", float(value), expected * 0.9,
+                        expected * 1.1, history_length=day, group=group))  # fmt: skip
         key = ResultKey(START + timedelta(days=day), {"dataset": "orders", "scan": "daily"})
         repo.save(key, records, verdicts=verdicts)
     return repo
@@ -78,7 +82,7 @@ def browser_times(driver: Any, page: Path, repeat: int = 3) -> dict[str, float]:
     """Medians (ms since navigation) of: the overview ready; the first dataset page interactive
     (built, first chart drawn) and ready (every chart in view drawn); and, the naive way, every
     chart of that page drawn at once."""
-    overview, interactive, dataset, eager = [], [], [], []
+    overview, interactive, dataset = [], [], []
     for _ in range(repeat):
         driver.get("about:blank")
         driver.get(page.as_uri())
@@ -88,18 +92,40 @@ def browser_times(driver: Any, page: Path, repeat: int = 3) -> dict[str, float]:
         interactive.append(wait_ready(driver, "dataset-0", 120, mark="interactive"))
         dataset.append(wait_ready(driver, "dataset-0", timeout=120))
         assert page_errors(driver) == [], page_errors(driver)
-    eager.append(driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
+    driver.set_script_timeout(EAGER_BUDGET_S + 60)
+    eager_ms, drawn, total = driver.execute_async_script(
+        """
+        const [budget, done] = [arguments[0], arguments[arguments.length - 1]];
         const start = performance.now();
         const charts = [...document.querySelectorAll('#view-dataset-0 .chart:not([data-state])')];
-        Promise.all(charts.map((c) => Report.charts.draw(c)))
-          .then(() => done(performance.now() - start + window.reportReadyAt));"""))
+        (async () => {
+          let drawn = 0;
+          for (const chart of charts) {
+            if (performance.now() - start > budget) break;
+            await Report.charts.draw(chart);
+            drawn += 1;
+          }
+          const all = document.querySelectorAll('#view-dataset-0 .chart').length;
+          done([performance.now() - start + window.reportReadyAt,
+                drawn + all - charts.length, all]);
+        })();""",
+        EAGER_BUDGET_S * 1000,
+    )
     return {
         "overview_ms": statistics.median(overview),
         "dataset_interactive_ms": statistics.median(interactive),
         "dataset_page_ms": statistics.median(dataset),
-        "all_charts_eager_ms": eager[0],
+        "all_charts_eager_ms": eager_ms,
+        "eager_charts_drawn": drawn,
+        "charts": total,
     }
+
+
+def _eager(times: dict[str, float]) -> str:
+    if times["eager_charts_drawn"] < times["charts"]:
+        seconds, drawn = times["all_charts_eager_ms"] / 1000, times["eager_charts_drawn"]
+        return f"> {seconds:.0f} s ({drawn:.0f} of {times['charts']:.0f} charts)"
+    return f"{times['all_charts_eager_ms']:.0f} ms"
 
 
 def demo_report(screenshots: Path | None) -> dict[str, Any]:
@@ -126,7 +152,7 @@ def demo_report(screenshots: Path | None) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10, 100, 1000])
     parser.add_argument("--skip-demo", action="store_true")
     parser.add_argument("--screenshots", type=Path, help="save demo report screenshots here")
     args = parser.parse_args()
@@ -152,7 +178,7 @@ def main() -> None:
                 size, f"{generate:.2f} s", f"{floor:.2f} s", f"{size_bytes / 1e6:.1f} MB",
                 f"{(size_bytes - library) / 1e6:.2f} MB", f"{times['overview_ms']:.0f} ms",
                 f"{times['dataset_interactive_ms']:.0f} ms", f"{times['dataset_page_ms']:.0f} ms",
-                f"{times['all_charts_eager_ms']:.0f} ms",
+                _eager(times),
             ])  # fmt: skip
             print(f"{size} series done", file=sys.stderr)
     print_table(

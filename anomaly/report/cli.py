@@ -34,7 +34,7 @@ def report_command(args: argparse.Namespace) -> int:
     """Write the report and print its path and size."""
     from anomaly.report.page import write_report
 
-    repo = open_for_reading(args)
+    repo = _repository_of(args)
     tags = _tags(args)
     path = write_report(repo, args.output, tags=tags, title=args.title)
     if not args.quiet:
@@ -70,7 +70,7 @@ def start_ui(args: argparse.Namespace, repository: str) -> Any:
     return UIServer(open_path(repository), host, port, token=token).start()
 
 
-def open_for_reading(args: argparse.Namespace) -> Any:
+def _repository_of(args: argparse.Namespace) -> Any:
     """The repository of CONFIG or ``--repository`` (exactly one), opened to read."""
     from anomaly.report.opening import open_for_reading as open_path
     from anomaly.service.loading import load_config
