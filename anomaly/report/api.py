@@ -20,7 +20,6 @@ from anomaly.service.periods import parse_time
 from anomaly.service.report import PROBLEMS
 from repository import ANNOTATION_KINDS, MetricsRepository
 from repository.results import fetch_arrow
-from repository.verdicts import VERDICT_STATUSES
 
 MAX_LIMIT = 10_000
 DEFAULT_LIMIT = 500
@@ -72,8 +71,10 @@ class Params:
         """A repeatable parameter (``status=anomaly&status=error``, or comma-separated)."""
         found = [v.strip() for given in self.values.get(name, []) for v in given.split(",")]
         for value in found:
-            if not value or (allowed is not None and value not in allowed):
-                raise ApiError(f"{name} must be one of {', '.join(allowed or [])}; got {value!r}")
+            if allowed is not None and value not in allowed:
+                raise ApiError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+            if not value:
+                raise ApiError(f"{name} must not be empty")
         return found
 
     def time(self, name: str) -> datetime | None:
@@ -114,6 +115,8 @@ class Params:
 
 
 class _Where:
+    """AND-ed SQL conditions over one documented view, every value a bound parameter."""
+
     def __init__(self) -> None:
         self.clauses: list[str] = ["TRUE"]
         self.params: list[Any] = []
@@ -122,7 +125,8 @@ class _Where:
         self.clauses.append(clause)
         self.params.extend(params)
 
-    def common(self, alias: str, params: Params, time_column: str = "timestamp") -> None:
+    def common(self, alias: str, params: Params) -> None:
+        """``dataset``, ``scan``, ``since`` and ``until``, which every endpoint takes."""
         dataset, scan = params.one("dataset"), params.one("scan")
         if dataset is not None:
             self.add(f"{alias}.dataset = ?", dataset)
@@ -130,9 +134,9 @@ class _Where:
             self.add(f"{alias}.tags['scan'] = ?", scan)
         since, until = params.window()
         if since is not None:
-            self.add(f"{alias}.{time_column} >= ?", since)
+            self.add(f"{alias}.timestamp >= ?", since)
         if until is not None:
-            self.add(f"{alias}.{time_column} <= ?", until)
+            self.add(f"{alias}.timestamp <= ?", until)
 
     @property
     def sql(self) -> str:
@@ -172,8 +176,8 @@ ANOMALY_PARAMS = {"metric", "dataset", "scan", "status", "since", "until", "limi
 
 def anomaly_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
     """Verdicts, newest first: anomalies and failed metrics unless ``status`` says otherwise
-    (``status=all`` for every verdict)."""
-    statuses = params.many("status", [*VERDICT_STATUSES, "all"]) or list(PROBLEMS)
+    (``status=all`` for every verdict; statuses are free text, ``VERDICT_STATUSES`` the usual)."""
+    statuses = params.many("status") or list(PROBLEMS)
     where = _Where()
     if "all" not in statuses:
         where.add("list_contains(?::VARCHAR[], v.status)", statuses)
