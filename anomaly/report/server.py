@@ -123,7 +123,7 @@ def create_app(
     async def page(request: Request) -> Response:
         if request.query_params:
             return _error(400, "the page takes no parameters (use /?token=... only to log in)")
-        snapshot = await _in_thread(cache.get)
+        snapshot = {**await _in_thread(cache.get), "live": True}
         body = render_page(snapshot, asset_base="assets/")
         return Response(body, media_type="text/html; charset=utf-8")
 

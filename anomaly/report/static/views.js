@@ -28,7 +28,8 @@
   document.getElementById("nav").append(nav);
   document.getElementById("subtitle").textContent = D.repository + " · generated "
     + fmt.time(D.generated) + (Object.keys(D.filters).length ? " · runs with "
-    + Object.entries(D.filters).map(([k, v]) => k + "=" + v).join(", ") : "");
+    + Object.entries(D.filters).map(([k, v]) => k + "=" + v).join(", ") : "")
+    + (D.live ? " · live: reload the page for new runs" : "");
 
   function card(label, value, tone) {
     return el("div", { class: "card" + (tone ? " card-" + tone : "") },
@@ -240,10 +241,8 @@
       target = "dataset-" + D.series[sid].d;
     }
     if (!views.has(target)) target = "overview";
-    for (const [id, view] of views) {
-      if (id === target && builders.has(id)) { builders.get(id)(); builders.delete(id); }
-      view.hidden = id !== target;
-    }
+    for (const [id, view] of views) view.hidden = id !== target;
+    if (builders.has(target)) { builders.get(target)(); builders.delete(target); }
     for (const link of nav.querySelectorAll("a")) {
       link.setAttribute("aria-current", link.dataset.view === target ? "page" : "false");
     }
