@@ -24,7 +24,16 @@ def rounded(values: np.ndarray | list[float], digits: int = DIGITS) -> list[floa
     >>> rounded(np.array([1234567.0, 0.000123456789, float("nan"), -2.5, float("inf")]))
     [1234570.0, 0.000123457, None, -2.5, None]
     """
-    array = np.asarray(values, dtype="float64")
+    return rounded_rows(np.asarray(values, dtype="float64")[np.newaxis], digits)[0]
+
+
+def rounded_rows(matrix: np.ndarray, digits: int = DIGITS) -> list[list[float | None]]:
+    """`rounded` of every row of a 2-d array, vectorised.
+
+    >>> rounded_rows(np.array([[1.0, np.nan], [2.0 / 3, 5.0]]))
+    [[1.0, None], [0.666667, 5.0]]
+    """
+    array = np.asarray(matrix, dtype="float64")
     finite = np.isfinite(array)
     with np.errstate(divide="ignore", invalid="ignore"):
         magnitude = np.floor(np.log10(np.abs(np.where(finite & (array != 0), array, 1.0))))
@@ -39,9 +48,9 @@ def rounded(values: np.ndarray | list[float], digits: int = DIGITS) -> list[floa
         out[down] = np.round(array[down] / 10.0 ** -shift[down]) * 10.0 ** -shift[down]
     # Near the ends of the double range the power of ten overflows: keep those values as they are.
     out[finite & ~np.isfinite(out)] = array[finite & ~np.isfinite(out)]
-    return [
-        None if not ok else float(v) for v, ok in zip(out.tolist(), finite.tolist(), strict=True)
-    ]
+    cells = out.astype(object)
+    cells[~finite] = None
+    return cells.tolist()
 
 
 def number(value: Any) -> float | None:
@@ -56,7 +65,7 @@ def number(value: Any) -> float | None:
         result = float(value)
     except (TypeError, ValueError):
         return None
-    return rounded([result])[0] if math.isfinite(result) else None
+    return float(f"{result:.{DIGITS}g}") if math.isfinite(result) else None
 
 
 def plain(value: Any) -> Any:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anomaly.report.encoding import rounded
+from anomaly.report.encoding import rounded_rows
 from anomaly.service.tables import group_label
 from repository import ANNOTATION_KINDS, Annotation
 from repository.keys import canonical_key
@@ -72,21 +72,72 @@ def build_series(
         else pd.Series([], dtype="int64")
     ).astype("int64")
     judged = _worst_per_point(verdicts.assign(sid=verdict_series.to_numpy()))
-    timelines, series = [], []
+    covering = _covering(annotations, points)
+    timelines: list[dict[str, Any]] = []
+    series: list[dict[str, Any]] = []
     for dataset_index, (dataset, of_dataset) in enumerate(keys.groupby("dataset", sort=True)):
-        sids = of_dataset["sid"].to_numpy()
-        mine = points[points["sid"].isin(sids)]
-        theirs = judged[judged["sid"].isin(sids)]
+        # Keys are sorted by dataset first, so a dataset's series ids are one range.
+        first, count = int(of_dataset["sid"].iloc[0]), len(of_dataset)
+        mine = points[points["sid"].between(first, first + count - 1)]
+        theirs = judged[judged["sid"].between(first, first + count - 1)]
         times = np.union1d(mine["ts"].to_numpy("int64"), theirs["ts"].to_numpy("int64"))
         timelines.append({"dataset": str(dataset), "times": times.tolist()})
-        by_point = mine.groupby("sid", sort=False)
-        by_verdict: dict[Any, pd.DataFrame] = dict(list(theirs.groupby("sid", sort=False)))
-        for row in of_dataset.itertuples(index=False):
-            own = by_point.get_group(row.sid)
-            record = _series_record(row, dataset_index, times, own, by_verdict.get(row.sid))
-            record["annotations"] = _covering(annotations, row, own)
+        grid = _Grid(count, len(times), first, times)
+        values = grid.fill(mine, "value")
+        lower, upper = grid.fill(theirs, "lower"), grid.fill(theirs, "upper")
+        letters = grid.letters(theirs)
+        flags = grid.flags(mine)
+        detectors = theirs.groupby("sid")["detector"].agg(lambda d: list(dict.fromkeys(d.dropna())))
+        for i, row in enumerate(of_dataset.itertuples(index=False)):
+            sid, group = first + i, dict(json.loads(str(row.group_key)))
+            record: dict[str, Any] = {
+                "id": sid,
+                "d": dataset_index,
+                "dataset": str(row.dataset),
+                "scan": str(row.scan),
+                "metric": str(row.metric_id),
+                "name": str(row.name),
+                "group": group,
+                "label": group_label(group),
+                "detectors": [str(d) for d in detectors.get(sid, [])],
+                "v": values[i],
+                "lo": lower[i],
+                "hi": upper[i],
+                "st": letters[i],
+                "annotations": covering.get(sid, []),
+            }
+            if flags[i] is not None:
+                record["ann"] = flags[i]
             series.append(record)
     return SeriesPayload(timelines, series, verdict_series)
+
+
+class _Grid:
+    """One dataset's series (rows) on its timeline (columns)."""
+
+    def __init__(self, rows: int, columns: int, first: int, times: np.ndarray) -> None:
+        self.shape, self.first, self.times = (rows, columns), first, times
+
+    def _at(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        rows = frame["sid"].to_numpy("int64") - self.first
+        return rows, np.searchsorted(self.times, frame["ts"].to_numpy("int64"))
+
+    def fill(self, frame: pd.DataFrame, column: str) -> list[list[float | None]]:
+        matrix = np.full(self.shape, np.nan)
+        matrix[self._at(frame)] = frame[column].to_numpy("float64", na_value=np.nan)
+        return rounded_rows(matrix)
+
+    def letters(self, frame: pd.DataFrame) -> list[str]:
+        matrix = np.full(self.shape, "-", dtype="<U1")
+        matrix[self._at(frame)] = [STATUS_LETTERS.get(s, "o") for s in frame["status"]]
+        return ["".join(row) for row in matrix.tolist()]
+
+    def flags(self, frame: pd.DataFrame) -> list[str | None]:
+        matrix = np.zeros(self.shape, dtype="int64")
+        at = self._at(frame)
+        for bit, kind in enumerate(ANNOTATION_KINDS):
+            matrix[at] |= frame[kind].to_numpy(bool).astype("int64") << bit
+        return ["".join(map(str, row)) if any(row) else None for row in matrix.tolist()]
 
 
 def _worst_per_point(verdicts: pd.DataFrame) -> pd.DataFrame:
@@ -99,59 +150,21 @@ def _worst_per_point(verdicts: pd.DataFrame) -> pd.DataFrame:
     return ordered.drop_duplicates(["sid", "ts"], keep="first")
 
 
-def _series_record(
-    row: Any, dataset_index: int, times: np.ndarray, own: pd.DataFrame, judged: Any
-) -> dict[str, Any]:
-    n = len(times)
-    values = np.full(n, np.nan)
-    at = np.searchsorted(times, own["ts"].to_numpy("int64"))
-    values[at] = own["value"].to_numpy("float64")
-    lower, upper = np.full(n, np.nan), np.full(n, np.nan)
-    letters = np.full(n, "-", dtype="<U1")
-    detectors: list[str] = []
-    if judged is not None:
-        where = np.searchsorted(times, judged["ts"].to_numpy("int64"))
-        lower[where] = judged["lower"].to_numpy("float64", na_value=np.nan)
-        upper[where] = judged["upper"].to_numpy("float64", na_value=np.nan)
-        letters[where] = [STATUS_LETTERS.get(s, "o") for s in judged["status"]]
-        detectors = list(dict.fromkeys(judged["detector"].dropna().astype(str)))
-    group = dict(json.loads(row.group_key))
-    record: dict[str, Any] = {
-        "id": int(row.sid),
-        "d": dataset_index,
-        "dataset": str(row.dataset),
-        "scan": str(row.scan),
-        "metric": str(row.metric_id),
-        "name": str(row.name),
-        "group": group,
-        "label": group_label(group),
-        "detectors": detectors,
-        "v": rounded(values),
-        "lo": rounded(lower),
-        "hi": rounded(upper),
-        "st": "".join(letters.tolist()),
-    }
-    flags = np.zeros(n, dtype="int64")
-    for bit, kind in enumerate(ANNOTATION_KINDS):
-        flags[at] |= own[kind].to_numpy(bool).astype("int64") << bit
-    if flags.any():
-        record["ann"] = "".join(map(str, flags.tolist()))
-    return record
-
-
-def _covering(annotations: list[Annotation], row: Any, own: pd.DataFrame) -> list[int]:
-    """Ids of the annotations that cover at least one point of the series (their points'
+def _covering(annotations: list[Annotation], points: pd.DataFrame) -> dict[int, list[int]]:
+    """Series id -> ids of the annotations covering at least one of its points (the points'
     flags, computed by the repository's own SQL, decide the tags)."""
-    found = []
+    found: dict[int, list[int]] = {}
     for annotation in annotations:
-        if annotation.metric_id not in (None, row.metric_id):
-            continue
-        if annotation.group is not None and canonical_key(annotation.group) != row.group_key:
+        if annotation.annotation_id is None:
             continue
         start, end = _millis(annotation.start), _millis(annotation.end or annotation.start)
-        inside = own[(own["ts"] >= start) & (own["ts"] <= end)]
-        if bool(inside[annotation.kind].any()) and annotation.annotation_id is not None:
-            found.append(int(annotation.annotation_id))
+        hit = points[annotation.kind].to_numpy(bool) & points["ts"].between(start, end).to_numpy()
+        if annotation.metric_id is not None:
+            hit &= (points["metric_id"] == annotation.metric_id).to_numpy()
+        if annotation.group is not None:
+            hit &= (points["group_key"] == canonical_key(annotation.group)).to_numpy()
+        for sid in np.unique(points["sid"].to_numpy()[hit]).tolist():
+            found.setdefault(int(sid), []).append(int(annotation.annotation_id))
     return found
 
 
