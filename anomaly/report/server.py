@@ -100,7 +100,7 @@ def create_app(
 ) -> Starlette:
     """The UI's ASGI application over `repo` (runs whose tags include `tags`).
 
-    ``allowed_hosts`` limits the ``Host`` header (``None``: any; `serve_ui` passes the
+    ``allowed_hosts`` limits the ``Host`` header (``None``: any; `UIServer` passes the
     loopback names when it binds to loopback).
     """
     cache = SnapshotCache(repo, tags, title)
@@ -120,22 +120,29 @@ def create_app(
 
         return handle
 
-    async def page(request: Request) -> Response:
+    async def current(request: Request, what: str) -> dict[str, Any] | Response:
+        """The snapshot, or the response explaining why there is none."""
         if request.query_params:
-            return _error(400, "the page takes no parameters (use /?token=... only to log in)")
-        snapshot = {**await _in_thread(cache.get), "live": True}
-        body = render_page(snapshot, asset_base="assets/")
+            return _error(400, f"{what} takes no parameters")
+        try:
+            return dict(await _in_thread(cache.get))
+        except RepositoryError as error:
+            return _error(503, f"the repository cannot be read now: {error}")
+
+    async def page(request: Request) -> Response:
+        found = await current(request, "the page (use /?token=... only to log in)")
+        if isinstance(found, Response):
+            return found
+        body = render_page({**found, "live": True}, asset_base="assets/")
         return Response(body, media_type="text/html; charset=utf-8")
 
     async def snapshot(request: Request) -> Response:
-        if request.query_params:
-            return _error(400, "/api/snapshot takes no parameters")
-        return _json(await _in_thread(cache.get))
+        found = await current(request, "/api/snapshot")
+        return found if isinstance(found, Response) else _json(found)
 
     async def datasets(request: Request) -> Response:
-        if request.query_params:
-            return _error(400, "/api/datasets takes no parameters")
-        return _json((await _in_thread(cache.get))["datasets"])
+        found = await current(request, "/api/datasets")
+        return found if isinstance(found, Response) else _json(found["datasets"])
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]

@@ -106,7 +106,7 @@ def test_anomalies_outcomes_annotations_and_datasets(server: UIServer) -> None:
         ("/api/outcomes?dataset=", "dataset must not be empty"),
         ("/api/annotations?kind=bug", "kind must be one of incident, expected, excluded; got"),
         ("/api/snapshot?x=1", "/api/snapshot takes no parameters"),
-        ("/?debug=1", "the page takes no parameters"),
+        ("/?debug=1", "the page (use /?token=... only to log in) takes no parameters"),
     ],
 )  # fmt: skip
 def test_bad_parameters_are_400_with_a_message(server: UIServer, path: str, message: str) -> None:
@@ -209,3 +209,38 @@ def test_urllib_sees_json_errors(server: UIServer) -> None:
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(server.url + "api/series")
     assert caught.value.code == 400
+
+
+def test_a_writer_holding_the_file_gives_a_503_not_a_crash(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from repository import MetricRecord, ResultKey
+
+    path = tmp_path / "m.duckdb"
+    MetricsRepository(path).save(
+        ResultKey(0, {"dataset": "d"}), [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)]
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time\nfrom repository import MetricsRepository\n"
+            f"repo = MetricsRepository({str(path)!r})\n"
+            "with repo.session():\n"
+            "    repo.annotate('incident', 0)\n"  # a write: the session now holds it alone
+            "    print('holding', flush=True)\n"
+            "    time.sleep(4)\n"
+        )],
+        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[3],
+    )  # fmt: skip
+    ui = UIServer(MetricsRepository(path, lock_timeout=0.5), "127.0.0.1", 0).start()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        status, _, body = request(ui, "/api/anomalies")
+        assert status == 503
+        assert "the repository cannot be read now" in json.loads(body)["error"]
+        assert "lock_timeout" in json.loads(body)["error"]
+        holder.wait(timeout=30)
+        assert request(ui, "/api/anomalies")[0] == 200  # once the writer is done
+    finally:
+        ui.stop()
+        holder.kill()
