@@ -11,7 +11,7 @@ const COLORS = {
 const KINDS = ["incident", "expected", "excluded"];
 const DAY = 86400000;
 
-Report.charts = { inflight: new Set(), views: new Map(), pendingFocus: new Map(), queue: [] };
+Report.charts = { views: new Map(), pendingFocus: new Map(), queue: [] };
 
 const MARGIN = 200;
 const observer = new IntersectionObserver((entries) => {
@@ -28,10 +28,11 @@ Report.charts.watch = (node) => observer.observe(node);
 
 /* Charts are drawn one at a time, each in its own task, so the page keeps answering input while
  * they draw; one scrolled far away before its turn goes back to waiting for the viewport. */
-let draining = null;
-function drain() {
+let draining = false;
+async function drain() {
   if (draining) return;
-  const run = (async () => {
+  draining = true;
+  try {
     while (Report.charts.queue.length) {
       const node = Report.charts.queue.shift();
       const box = node.getBoundingClientRect();
@@ -40,11 +41,9 @@ function drain() {
       await Report.charts.draw(node);
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    draining = null;
-  })();
-  draining = run;
-  Report.charts.inflight.add(run);
-  run.finally(() => Report.charts.inflight.delete(run));
+  } finally {
+    draining = false;
+  }
 }
 
 function seriesSource(series) {
@@ -156,8 +155,7 @@ Report.charts.draw = function (node) {
   }).catch((error) => {
     node.dataset.state = "failed";
     node.append(el("p", { class: "chart-error", text: "chart failed: " + error }));
-  }).finally(() => Report.charts.inflight.delete(done));
-  Report.charts.inflight.add(done);
+  });
   return done;
 };
 
@@ -197,7 +195,6 @@ Report.charts.timeline = function (node) {
     if (picked === undefined || source.data.sid[picked] < 0) return;
     location.hash = "#s-" + source.data.sid[picked] + "@" + source.data.t[picked];
   });
-  const done = Bokeh.Plotting.show(p, node).then(() => { node.dataset.state = "drawn"; })
-    .finally(() => Report.charts.inflight.delete(done));
-  Report.charts.inflight.add(done);
+  Bokeh.Plotting.show(p, node).then(() => { node.dataset.state = "drawn"; })
+    .catch(() => { node.dataset.state = "failed"; });
 };

@@ -263,22 +263,27 @@
     settle(target);
   }
 
-  /** Mark the view interactive (its page built, the first chart drawn: body[data-interactive])
-   * and then ready (every chart in view drawn: body[data-ready]), for tests and the benchmark. */
+  /** Mark the view interactive (its page built, the first chart on screen drawn:
+   * body[data-interactive]) and then ready (every chart on screen drawn: body[data-ready]),
+   * for the tests and the benchmark. */
   function settle(target) {
-    document.body.dataset.ready = "";
-    document.body.dataset.interactive = "";
-    requestAnimationFrame(() => requestAnimationFrame(async () => {
-      if (Report.charts.inflight.size) {
-        await Promise.race([new Promise((resolve) => document.addEventListener(
-          "chart-drawn", resolve, { once: true })), Promise.all([...Report.charts.inflight])]);
-      }
-      document.body.dataset.interactive = target;
+    const body = document.body;
+    body.dataset.ready = "";
+    body.dataset.interactive = "";
+    requestAnimationFrame(async () => {
+      const onScreen = [...views.get(target).querySelectorAll(".chart, .timeline")].filter((c) => {
+        const box = c.getBoundingClientRect();
+        return c.offsetParent !== null && box.bottom > 0 && box.top < window.innerHeight;
+      });
+      const drawn = (c) => ["drawn", "failed"].includes(c.dataset.state);
+      const until = async (test) => { while (!test()) await new Promise((r) => setTimeout(r, 10)); };
+      await until(() => !onScreen.length || onScreen.some(drawn));
+      body.dataset.interactive = target;
       window.reportInteractiveAt = performance.now();
-      while (Report.charts.inflight.size) await Promise.all([...Report.charts.inflight]);
-      document.body.dataset.ready = target;
+      await until(() => onScreen.every(drawn));
+      body.dataset.ready = target;
       window.reportReadyAt = performance.now();
-    }));
+    });
   }
 
   window.addEventListener("hashchange", route);
