@@ -244,3 +244,15 @@ def test_a_writer_holding_the_file_gives_a_503_not_a_crash(tmp_path: Path) -> No
     finally:
         ui.stop()
         holder.kill()
+
+
+def test_an_ipv6_loopback_bind_answers_its_host_name() -> None:
+    try:
+        ui = UIServer(MetricsRepository(":memory:"), "::1", 0).start()
+    except ValueError as error:
+        pytest.skip(f"no IPv6 loopback here: {error}")
+    try:
+        assert ui.url.startswith("http://[::1]:")
+        assert json.loads(urllib.request.urlopen(ui.url + "api/health").read()) == {"status": "ok"}
+    finally:
+        ui.stop()
