@@ -23,6 +23,8 @@ writes ``bench/results/report.json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import math
 import os
 import statistics
@@ -133,21 +135,27 @@ def demo_report(screenshots: Path | None) -> dict[str, Any]:
 
     folder = Path(tempfile.mkdtemp(prefix="bench-report-demo-"))
     started = time.perf_counter()
-    assert run_demo(directory=str(folder), quiet=True) == 0
+    with contextlib.redirect_stdout(io.StringIO()):  # the demo's own summary
+        assert run_demo(directory=str(folder), quiet=True) == 0
     report = folder / "report.html"
     result = {"bytes": report.stat().st_size, "demo_seconds": time.perf_counter() - started}
     if screenshots is not None:
-        screenshots.mkdir(parents=True, exist_ok=True)
-        with chromium() as driver:
-            driver.set_window_size(1400, 900)
-            for view, name in (("overview", "report-overview"), ("dataset-0", "report-dataset"),
-                               ("anomalies", "report-anomalies")):  # fmt: skip
-                driver.get(report.as_uri() + "#" + view)
-                wait_ready(driver, view)
-                time.sleep(0.5)  # let the last frame paint
-                driver.save_screenshot(str(screenshots / f"{name}.png"))
+        take_screenshots(report, screenshots)
         result["screenshots"] = str(screenshots)
     return result
+
+
+def take_screenshots(report: Path, folder: Path) -> None:
+    """The overview, the first dataset page and the anomalies of `report`, as PNGs."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with chromium() as driver:
+        driver.set_window_size(1400, 900)
+        for view, name in (("overview", "report-overview"), ("dataset-0", "report-dataset"),
+                           ("anomalies", "report-anomalies")):  # fmt: skip
+            driver.get(report.as_uri() + "#" + view)
+            wait_ready(driver, view)
+            time.sleep(0.5)  # let the last frame paint
+            driver.save_screenshot(str(folder / f"{name}.png"))
 
 
 def main() -> None:

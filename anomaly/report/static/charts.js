@@ -182,8 +182,12 @@ Report.charts.timeline = function (node) {
     band: rows.map((r) => Report.fmt.band(r.lower, r.upper)), status: rows.map((r) => r.status),
     color: rows.map((r) => r.status === "anomaly" ? COLORS.anomaly : COLORS.error),
   } });
-  const p = figure({ y_range: factors, height: Math.min(60 + 24 * factors.length, 720),
-                     tools: "xpan,xwheel_zoom,box_zoom,reset,tap,save", min_border_left: 10 });
+  const firsts = Report.data.datasets.map((d) => d.first).filter(Number.isFinite);
+  const lasts = Report.data.datasets.map((d) => d.last).filter(Number.isFinite);
+  const span = firsts.length ? { x_range: new Bokeh.Range1d({
+    start: Math.min(...firsts) - DAY, end: Math.max(...lasts) + DAY }) } : {};
+  const p = figure(Object.assign(span, { y_range: factors, height: Math.min(60 + 24 * factors.length, 720),
+                   tools: "xpan,xwheel_zoom,box_zoom,reset,tap,save", min_border_left: 10 }));
   style(p);
   p.scatter({ x: { field: "t" }, y: { field: "y" }, source, size: 10, marker: "circle",
               fill_color: { field: "color" }, line_color: "#ffffff", fill_alpha: 0.85 });

@@ -91,7 +91,7 @@ Report.chartLink = function (sid, text, time) {
 
 /**
  * A sortable, filterable table.
- * columns: [{key, label, type: "text"|"num"|"time", render(row) -> Node|string}]
+ * columns: [{key, label, type: "text"|"num"|"time", wrap: long text, render(row) -> Node|string}]
  * filters: [{key, label, values}] rendered as selects; a text box searches every column.
  */
 Report.table = function ({ columns, rows, filters = [], sort = null, limit = 500, id = null }) {
@@ -133,7 +133,8 @@ Report.table = function ({ columns, rows, filters = [], sort = null, limit = 500
       : desc ? "descending" : "ascending"));
     const visible = kept.slice(0, state.shown);
     body.replaceChildren(...visible.map((i) => el("tr", {},
-      columns.map((c) => el("td", { class: c.type === "num" ? "num" : "" }, show(c, rows[i]))))));
+      columns.map((c) => el("td", { class: c.type === "num" ? "num" : c.wrap ? "wrap" : "" },
+        show(c, rows[i]))))));
     count.textContent = kept.length === rows.length ? rows.length + " rows"
       : kept.length + " of " + rows.length + " rows";
     more.textContent = "Show all " + kept.length + " rows";

@@ -65,7 +65,7 @@
       { key: "runs", label: "runs", type: "num" },
       { key: "failed", label: "failed", type: "num" },
       ...D.scanColumns.map((c) => ({ key: "x:" + c, label: c, render: (r) => cell(r.extra[c]) })),
-      { key: "error", label: "error", render: (r) => r.error ?? "" },
+      { key: "error", label: "error", wrap: true, render: (r) => r.error ?? "" },
     ];
     view.append(D.scans.length ? Report.table({ columns: scanColumns, rows: D.scans, id: "scans" })
       : el("p", { class: "empty", text: "No scan has run against this repository (the scan log is empty)." }));
@@ -181,11 +181,11 @@
       { key: "status", label: "status", render: (r) => Report.badge(r.status) },
       { key: "value", label: "value", type: "num" },
       { key: "band", label: "expected" },
-      { key: "detector", label: "detector" },
+      { key: "detector", label: "detector", wrap: true },
       { key: "score", label: "score", type: "num" },
       { key: "history", label: "history", type: "num" },
       ...D.verdictColumns.map((c) => ({ key: "x:" + c, label: c, render: (r) => cell(r.extra[c]) })),
-      { key: "detail", label: "detail" },
+      { key: "detail", label: "detail", wrap: true },
     ] }));
   }
 
@@ -213,7 +213,7 @@
       { key: "status", label: "status", render: (r) => Report.badge(r.status) },
       { key: "value", label: "value", type: "num" },
       { key: "band", label: "bounds" },
-      { key: "message", label: "message" },
+      { key: "message", label: "message", wrap: true },
     ] }));
   }
 
