@@ -261,8 +261,7 @@ class Adaptive(MatrixDetector):
         k = np.full(z.shape, np.nan)
         if not needed.any():
             return p, k
-        logs = tails.log_likelihoods(np.where(informs, z, np.nan), fc.count, fc.outlier, limit,
-                                     decay)  # fmt: skip
+        logs = tails.log_likelihoods(np.where(informs, z, np.nan), fc.count, limit, decay)
         cells = np.nonzero(needed)
         own = logs[:, cells[0], cells[1]]
         last = np.zeros(z.shape[0], dtype=np.int64)
