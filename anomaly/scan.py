@@ -1,4 +1,4 @@
-"""Executing analyzers on Spark with the fewest passes (seed 000, Algorithm 1).
+"""Executing analyzers on Spark with the fewest passes (Schelter et al., ICDE 2019, Algorithm 1).
 
 All scan-shareable analyzers run in one aggregation; frequency analyzers run once per
 (columns, where, nulls) set, all their metrics from one aggregation over that frequency table.

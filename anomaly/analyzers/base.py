@@ -1,4 +1,7 @@
-"""Analyzer base classes: identity (metric id), preconditions, state -> metric (seed 000 §III)."""
+"""Analyzer base classes: identity (metric id), preconditions, state -> metric.
+
+As in Schelter et al., ICDE 2019, §III.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Constraints on statistics (seed 001, Table 1): size, extremes, moments, sketches, histograms."""
+"""Constraints on statistics: size, extremes, moments, sketches, histograms.
+
+From Table 1 of Schelter et al., PVLDB 2018.
+"""
 
 from __future__ import annotations
 
@@ -139,7 +142,7 @@ class StatisticsConstraints(ConstraintBuilder):
         hint: str | None = None,
     ) -> Self:
         """How well `inputs` predict `target` (held-out weighted `measure` of a naive Bayes
-        model, seed 001 §3.1) satisfies `assertion`."""
+        model, Schelter et al., PVLDB 2018, §3.1) satisfies `assertion`."""
         columns = [inputs] if isinstance(inputs, str) else list(inputs)
         analyzer = Predictability(target, columns, where, measure=measure)
         name = f"has_predictability({target}, {', '.join(columns)})"

@@ -17,7 +17,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
     parser: argparse.ArgumentParser = commands.add_parser(
         "suggest",
-        help="suggest data-quality constraints for a data set (seed 001 §3.3)",
+        help="suggest data-quality constraints for a data set (Deequ's rules)",
         description="Profile a sample of PATH and print suggested Check constraints.",
     )
     parser.add_argument("path", help="a CSV (read with a header, every column as text), "

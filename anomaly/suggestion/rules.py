@@ -1,4 +1,4 @@
-"""The suggestion rules of seed 001 §3.3: heuristics on one column's profile.
+"""The suggestion rules of Schelter et al., PVLDB 2018 (§3.3): heuristics on one column's profile.
 
 Each rule looks at a `ColumnProfile` and returns a `Suggestion` or None. Thresholds are fields, so
 a team can tune a rule without writing a new one.
@@ -269,7 +269,7 @@ def typed(text: str, spark_type: str) -> str | int | bool:
 
 
 def default_rules(table: str = "", model: ColumnNameModel | None = None) -> list[Rule]:
-    """The rules of seed §3.3, the unique rule consulting `model` for columns of `table`."""
+    """The rules of the PVLDB 2018 paper (§3.3); the unique rule consults `model` for `table`."""
     return [
         CompleteIfComplete(),
         RetainCompleteness(),
