@@ -103,7 +103,8 @@ class StatisticsConstraints(ConstraintBuilder):
     def has_type_consistency(
         self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
     ) -> Self:
-        """The largest share of one data type among non-null values satisfies `assertion`."""
+        """The largest share of one data type among non-null values (integers count as
+        decimals too, see `dominant_type`) satisfies `assertion`."""
         analyzer = DataType(column, where)
         return self._metric(
             f"has_type_consistency({column})", analyzer, assertion, hint,

@@ -16,6 +16,7 @@ from anomaly.analyzers.base import INTEGRAL_TYPES
 from anomaly.analyzers.data_type import BOOLEAN as BOOLEAN_REGEX
 from anomaly.analyzers.data_type import FRACTIONAL as FRACTIONAL_REGEX
 from anomaly.analyzers.data_type import INTEGRAL as INTEGRAL_REGEX
+from anomaly.checks.consistency_constraints import non_negative
 from anomaly.suggestion.profile import BOOLEAN, FRACTIONAL, INTEGRAL, STRING, ColumnProfile
 from anomaly.suggestion.sql import as_double, quoted, sql_text
 from anomaly.suggestion.suggestion import Suggestion, call
@@ -189,7 +190,7 @@ class NonNegative(Rule):
         return Suggestion(
             c, self.name, "is_non_negative", call("is_non_negative", c),
             f"numeric, smallest value {profile.minimum:g}",
-            Compliance(f"{c} is non-negative", f"{as_double(c)} >= 0"),
+            non_negative(c),
         )  # fmt: skip
 
 
