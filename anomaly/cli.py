@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
                    _demo)  # fmt: skip
     demo.add_argument("--dir", metavar="DIR", help="where to write data, config, repository and "
                       "plots (default: a new temporary directory)")  # fmt: skip
-    demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 42)")
+    demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 60)")
     demo.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     demo.add_argument(
         "--tuned", action="store_true", help="judge with per-metric detectors, not the default"
