@@ -26,11 +26,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from repository.connection import Connector
-from repository.dimensions import registered
+from repository.backends.base import Backend
 from repository.filters import Where
 from repository.keys import check_fields
-from repository.results import fetch_arrow, first_row
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,7 @@ class StateStore:
     >>> repo.close()
     """
 
-    def __init__(self, connector: Connector) -> None:
+    def __init__(self, connector: Backend) -> None:
         self._connector = connector
 
     def replace_partitions(
@@ -117,7 +115,7 @@ class StateStore:
                 "payload": pa.array([bytes(s.payload) for s in new], pa.large_binary()),
             }
         )
-        with self._connector.transaction() as cur, registered(cur, staged_states=staged):
+        with self._connector.transaction() as cur, cur.staged(staged_states=staged):
             cur.execute(
                 "DELETE FROM analyzer_states WHERE dataset = ? AND partition IN "
                 "(SELECT unnest(?::VARCHAR[]))",
@@ -139,14 +137,13 @@ class StateStore:
     ) -> list[AnalyzerState]:
         """States of a dataset, optionally only some partitions and metric ids."""
         where = (
-            Where()
+            Where(self._connector.dialect)
             .add("dataset = ?", dataset)
             .within("partition", partitions)
             .within("metric_id", metrics)
         )
         with self._connector.cursor() as cur:
-            rows = fetch_arrow(
-                cur,
+            rows = cur.arrow(
                 "SELECT partition, metric_id, kind, format_version, payload FROM analyzer_states "
                 f"WHERE {where.sql} ORDER BY partition, metric_id",
                 where.params,
@@ -174,10 +171,8 @@ class StateStore:
     def delete_partitions(self, dataset: str, partitions: Iterable[str]) -> int:
         """Delete every state of these partitions; returns the number of states deleted."""
         with self._connector.transaction() as cur:
-            row = first_row(
-                cur,
+            return cur.changed(
                 "DELETE FROM analyzer_states WHERE dataset = ? AND partition IN "
                 "(SELECT unnest(?::VARCHAR[]))",
                 [dataset, list(partitions)],
             )
-        return int(row[0]) if row else 0

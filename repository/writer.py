@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from repository.dimensions import GroupKeys, ensure_groups, ensure_runs, registered
+from repository.backends.base import Cursor
+from repository.dimensions import GroupKeys, ensure_groups, ensure_runs
 from repository.keys import ResultKey
 from repository.records import MetricRecord
-from repository.results import Cursor
 
 POINT_SCHEMA = pa.schema(
     [
@@ -90,7 +90,7 @@ def write_points(cur: Cursor, staged: StagedPoints) -> int:
     run_ids = [run_id for run_id, _ in runs]
     existing = [ref for ref, (_, existed) in enumerate(runs) if existed]
     ensure_groups(cur, staged.groups)
-    with registered(cur, staged_points=staged.table):
+    with cur.staged(staged_points=staged.table):
         cur.execute(_NEW_SERIES)
         if existing:
             cur.execute(_REPLACED, [run_ids, existing])

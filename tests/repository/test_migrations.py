@@ -17,7 +17,8 @@ from repository import (
 )
 from repository.migrations import LATEST_VERSION, V1_TABLES
 from repository.schema import VIEWS
-from tests.repository.conftest import key, size
+from repository.backends import describe
+from tests.repository.conftest import key, raw_sql, size
 
 V1_ROWS = [
     # dataset_date, tags, entity, instance, name, metric_id, group, value, error
@@ -143,24 +144,24 @@ def test_a_failed_migration_leaves_the_file_at_its_version(repo_path: Path) -> N
     con.close()
 
 
-def test_a_file_from_a_newer_release_is_refused(repo_path: Path) -> None:
-    MetricsRepository(repo_path).save(key(0), [size(1.0)])
-    con = duckdb.connect(str(repo_path))
+def test_a_repository_from_a_newer_release_is_refused(repo_location: str | Path) -> None:
+    MetricsRepository(repo_location).save(key(0), [size(1.0)])
     newer = LATEST_VERSION + 1
-    con.execute("INSERT INTO schema_version (version, description) VALUES (?, 'future')", [newer])
-    con.close()
+    raw_sql(
+        repo_location,
+        f"INSERT INTO schema_version (version, description) VALUES ({newer}, 'future')",
+    )
     pattern = rf"schema version {newer}.*up to {LATEST_VERSION}.*upgrade"
     with pytest.raises(SchemaVersionError, match=pattern) as error:
-        MetricsRepository(repo_path)
-    assert str(repo_path) in str(error.value)
+        MetricsRepository(repo_location)
+    assert describe(repo_location) in str(error.value)
 
 
-def test_a_duckdb_file_of_something_else_is_refused(repo_path: Path) -> None:
-    con = duckdb.connect(str(repo_path))
-    con.execute("CREATE TABLE customers (id INTEGER)")
-    con.close()
+def test_a_database_of_something_else_is_refused(repo_location: str | Path) -> None:
+    raw_sql(repo_location, "CREATE TABLE customers (id INTEGER)")
     with pytest.raises(NotARepositoryError, match=r"tables \(customers\) but no schema_version"):
-        MetricsRepository(repo_path)
+        MetricsRepository(repo_location)
+    assert raw_sql(repo_location, "SELECT count(*) FROM customers") == [(0,)]  # left alone
 
 
 @pytest.mark.parametrize("content", [b"", b"PAR1 certainly not a database" * 100])
