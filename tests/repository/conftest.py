@@ -86,7 +86,9 @@ def view_names(location: str | Path) -> set[str]:
     if isinstance(location, Path):
         sql = "SELECT view_name FROM duckdb_views() WHERE NOT internal"
     else:
-        sql = "SELECT table_name FROM information_schema.views WHERE table_schema = current_schema()"
+        sql = (
+            "SELECT table_name FROM information_schema.views WHERE table_schema = current_schema()"
+        )
     return {name for (name,) in raw_sql(location, sql)}  # type: ignore[misc]
 
 

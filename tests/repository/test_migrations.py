@@ -15,9 +15,9 @@ from repository import (
     NotARepositoryError,
     SchemaVersionError,
 )
+from repository.backends import describe
 from repository.migrations import LATEST_VERSION, V1_TABLES
 from repository.schema import VIEWS
-from repository.backends import describe
 from tests.repository.conftest import key, raw_sql, size
 
 V1_ROWS = [

@@ -91,6 +91,4 @@ def test_bad_imports_are_refused_whole(repo: MetricsRepository, tmp_path: Path) 
 
 
 def _other_tags(table: pa.Table) -> pa.Array:
-    return pa.array(
-        [{"dataset": "imported"}] * table.num_rows, table.schema.field("tags").type
-    )
+    return pa.array([{"dataset": "imported"}] * table.num_rows, table.schema.field("tags").type)

@@ -64,9 +64,7 @@ class TemporaryCluster:
     postgresql://anomaly@127.0.0.1:40123/metrics
     """
 
-    def __init__(
-        self, bindir: Path | None = None, settings: dict[str, str] | None = None
-    ) -> None:
+    def __init__(self, bindir: Path | None = None, settings: dict[str, str] | None = None) -> None:
         found = bindir or find_bindir()
         if found is None:
             raise FileNotFoundError(
