@@ -52,5 +52,9 @@ class MigrationError(RepositoryError):
     """A forward migration failed; the repository was left at its previous version."""
 
 
+class UnstorableValueError(RepositoryError, ValueError):
+    """A value the store cannot hold (PostgreSQL text cannot contain NUL characters)."""
+
+
 class AmbiguousSeriesError(RepositoryError, ValueError):
     """A query that must return one series matched several (metric names, groups or runs)."""

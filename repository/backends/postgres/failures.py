@@ -13,6 +13,7 @@ from repository.errors import (
     RepositoryOpenError,
     RepositoryUnavailableError,
     RepositoryURLError,
+    UnstorableValueError,
 )
 
 _AUTHENTICATION = (
@@ -75,6 +76,10 @@ def operation_failure(
             f"{location.display}: another writer held the repository's write lock for "
             f"{lock_timeout:g} s (lock_timeout); retry later or pass a larger lock_timeout "
             f"(PostgreSQL said: {said})"
+        )
+    if isinstance(exc, psycopg.DataError):
+        return UnstorableValueError(
+            f"{location.display} cannot store a value given: {said}; nothing was written"
         )
     if isinstance(exc, psycopg.OperationalError):
         return RepositoryUnavailableError(
