@@ -11,7 +11,7 @@ not part of any step (see ``schema.py``), so steps may change tables freely. One
 backend: write its ``CREATE`` statements with DuckDB's types (``VARCHAR``, ``BIGINT``,
 ``INTEGER``, ``DOUBLE``, ``BOOLEAN``, ``BLOB``, ``TIMESTAMPTZ``) and portable SQL, and
 ``create_tables`` has each store's dialect translate them (``backends/dialects.py``); indexes a
-server store needs go to ``PostgresDialect.indexes``. E.g.::
+server store needs go to ``PostgresDialect.tuning``. E.g.::
 
     V4_TABLES = "CREATE TABLE schema_snapshots (run_id BIGINT NOT NULL, ...);"
     Migration(4, "schema snapshots per run", create_tables(V4_TABLES))

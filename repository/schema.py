@@ -163,8 +163,8 @@ def _migrate(cur: Cursor, found: int) -> None:
                 "INSERT INTO schema_version (version, description) VALUES (?, ?)",
                 [step.version, step.description],
             )
-        for index in cur.dialect.indexes:
-            cur.execute(index)
+        for statement in cur.dialect.tuning:
+            cur.execute(statement)
         for view, body in views.items():
             cur.execute(f"CREATE VIEW {view} AS {body}")
     except Exception as exc:

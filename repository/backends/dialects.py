@@ -15,7 +15,8 @@ latest per series   ``arg_max`` aggregation         ``DISTINCT ON (series_id)``
 column types (DDL)  as written                      ``VARCHAR`` -> ``TEXT COLLATE "C"``,
                                                     ``DOUBLE`` -> ``DOUBLE PRECISION``,
                                                     ``BLOB`` -> ``BYTEA``
-indexes             none (zone maps, ``compact``)   by series, run, tag and group value
+tuning              none (zone maps, ``compact``)   indexes by series, run, tag and group
+                                                    value; states stored uncompressed
 ==================  ==============================  ==========================================
 
 Text columns on PostgreSQL use the ``C`` collation: text then sorts by code point, as in DuckDB,
@@ -79,14 +80,15 @@ class Dialect:
         return text
 
     @property
-    def indexes(self) -> tuple[str, ...]:
-        """``CREATE INDEX IF NOT EXISTS`` statements of the current tables (physical design:
-        not versioned, (re)applied after every migration)."""
+    def tuning(self) -> tuple[str, ...]:
+        """Physical design of the current tables: idempotent statements (``CREATE INDEX IF NOT
+        EXISTS``, storage settings), not versioned, (re)applied after every migration."""
         return ()
 
     def latest_per_series(self, source: str, where: str) -> str:
         """The newest point of every series among ``source`` (points ``p``, runs ``r``, series
         ``s``, group keys ``k``) rows matching ``where``: newest by run time, then run id."""
+        # One aggregation (arg_max by time, then run id) is faster here than a window function.
         return f"""
         SELECT max(epoch_ms(r.ts)) AS ts_ms, arg_max(p.run_id, (r.ts, r.run_id)) AS run_id,
                any_value(s.group_id) AS group_id, any_value(s.entity) AS entity,
@@ -144,8 +146,10 @@ class PostgresDialect(Dialect):
         return text
 
     @property
-    def indexes(self) -> tuple[str, ...]:
+    def tuning(self) -> tuple[str, ...]:
         return (
+            # Analyzer states arrive compressed (Arrow IPC with zstd): do not compress them again.
+            "ALTER TABLE analyzer_states ALTER COLUMN payload SET STORAGE EXTERNAL",
             # history(): one series' points; latest(): every series of a metric.
             "CREATE INDEX IF NOT EXISTS points_by_series ON points (series_id, run_id)",
             # Replacing a run's points, retention, and points of the runs a tag filter picked.
