@@ -30,7 +30,7 @@ from repository.backends.postgres.backend import WRITE_LOCK
 from repository.backends.postgres.cluster import TemporaryCluster
 from tests.repository.conftest import key, postgres_location, size
 
-SECRET = "Secret-Pass-4711"  # noqa: S105 - a wrong password, sought in every error and log
+SECRET = "Secret-Pass-4711"  # a wrong password, sought in every error and log record
 
 
 def _no_secret(error: BaseException, records: list[logging.LogRecord], secret: str) -> None:
@@ -109,7 +109,7 @@ def test_a_missing_password_says_where_to_give_it(
     postgres: TemporaryCluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("PGPASSWORD")
-    with pytest.raises(RepositoryAuthenticationError, match="no password supplied.*PGPASSWORD"):
+    with pytest.raises(RepositoryAuthenticationError, match=r"no password supplied.*PGPASSWORD"):
         MetricsRepository(postgres.url("repositories"))
 
 
