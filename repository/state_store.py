@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import pyarrow as pa
-
 from repository.backends.base import Backend
 from repository.filters import Where
 from repository.keys import check_fields
@@ -106,27 +104,23 @@ class StateStore:
                     f"{state.metric_id!r}; each may appear once"
                 )
             seen.add((state.partition, state.metric_id))
-        staged = pa.table(
-            {
-                "partition": pa.array([s.partition for s in new], pa.string()),
-                "metric_id": pa.array([s.metric_id for s in new], pa.string()),
-                "kind": pa.array([s.kind for s in new], pa.string()),
-                "format_version": pa.array([s.format_version for s in new], pa.int32()),
-                "payload": pa.array([bytes(s.payload) for s in new], pa.large_binary()),
-            }
-        )
-        with self._connector.transaction() as cur, cur.staged(staged_states=staged):
+        with self._connector.transaction() as cur:
             cur.execute(
                 "DELETE FROM analyzer_states WHERE dataset = ? AND partition IN "
                 "(SELECT unnest(?::VARCHAR[]))",
                 [dataset, targets],
             )
-            cur.execute(
-                "INSERT INTO analyzer_states (dataset, partition, metric_id, kind, "
-                "format_version, payload) SELECT ?, partition, metric_id, kind, "
-                "format_version, payload FROM staged_states",
-                [dataset],
-            )
+            # One statement per state: payloads are large and few, and travel as parameters
+            # straight into the table (staging them first would copy every byte twice).
+            for state in new:
+                cur.execute(
+                    "INSERT INTO analyzer_states (dataset, partition, metric_id, kind, "
+                    "format_version, payload) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        dataset, state.partition, state.metric_id, state.kind,
+                        state.format_version, bytes(state.payload),
+                    ],
+                )  # fmt: skip
         return len(new)
 
     def load(

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
+import signal
+import subprocess
+import sys
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,6 +27,7 @@ from repository import MetricRecord, MetricsRepository, ResultKey
 from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
 
 BACKENDS = ("duckdb", "postgresql")
+ROOT = Path(__file__).resolve().parents[2]
 
 DAY0 = datetime(2024, 5, 1, tzinfo=UTC)
 
@@ -96,6 +102,32 @@ def map_value(repo: MetricsRepository, column: str, key: str) -> str:
     """SQL for the value of ``key`` in a text-map column of the views (DuckDB MAP or jsonb)."""
     quoted = key.replace("'", "''")
     return repo._connector.dialect.map_value(column, f"'{quoted}'")
+
+
+def kill_inside_the_write(writing: Callable[[], bool], *args: str) -> str:
+    """Run ``_workers`` with ``args``; once it says ``saving`` and ``writing()`` (it holds the
+    repository's write lock), SIGKILL it a moment later; return its output."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.repository._workers", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        assert process.stdout.readline().strip() == "saving"
+        # The records are staged in Python first; the write starts when the lock is taken.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not writing():
+            time.sleep(0.002)
+        time.sleep(random.uniform(0.0, 0.1))
+        process.send_signal(signal.SIGKILL)
+        output = process.stdout.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    return output
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
-import random
 import signal
 import subprocess
 import sys
@@ -22,9 +21,7 @@ from repository import MetricsRepository, ResultKey
 from repository.backends.postgres.backend import LOCK_CLASS
 from repository.backends.postgres.cluster import TemporaryCluster
 from tests.repository import _workers
-from tests.repository.conftest import postgres_location, size
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.repository.conftest import ROOT, kill_inside_the_write, postgres_location, size
 
 
 @pytest.mark.slow
@@ -71,34 +68,10 @@ def _writer_holds_lock(url: str) -> bool:
     return bool(rows[0][0])
 
 
-def _kill_inside_the_write(url: str, *args: str) -> str:
-    """Run a worker, SIGKILL it while it holds the write lock, return its output."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.repository._workers", *args],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    try:
-        assert process.stdout.readline().strip() == "saving"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not _writer_holds_lock(url):
-            time.sleep(0.005)
-        time.sleep(random.uniform(0.0, 0.1))
-        process.send_signal(signal.SIGKILL)
-        output = process.stdout.read()
-    finally:
-        process.kill()
-        process.wait()
-    assert process.returncode == -signal.SIGKILL
-    return output
-
-
 def test_a_process_killed_mid_save_leaves_no_partial_run(postgres: TemporaryCluster) -> None:
     url = postgres_location(postgres)
     MetricsRepository(url)
-    output = _kill_inside_the_write(url, "big-save", url, "1000", "150")
+    output = kill_inside_the_write(lambda: _writer_holds_lock(url), "big-save", url, "1000", "150")
     assert "saved" not in output
 
     repo = MetricsRepository(url)
@@ -116,7 +89,7 @@ def test_a_process_killed_mid_save_leaves_no_partial_run(postgres: TemporaryClus
 def test_a_process_killed_mid_replace_keeps_the_old_states(postgres: TemporaryCluster) -> None:
     url = postgres_location(postgres)
     MetricsRepository(url)
-    _kill_inside_the_write(url, "big-replace", url, "40")
+    kill_inside_the_write(lambda: _writer_holds_lock(url), "big-replace", url, "40")
 
     states = MetricsRepository(url).states.load("d")
     versions = {s.format_version for s in states}
@@ -147,9 +120,9 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
 ) -> None:
     url = postgres_location(postgres)
     repo = MetricsRepository(url)
-    pd.DataFrame(
-        {"country": ["DE", "FR"] * 20, "price": [float(i) for i in range(40)]}
-    ).to_parquet(tmp_path / "events.parquet", index=False)
+    pd.DataFrame({"country": ["DE", "FR"] * 20, "price": [float(i) for i in range(40)]}).to_parquet(
+        tmp_path / "events.parquet", index=False
+    )
     (tmp_path / "anomaly.yml").write_text(SERVICE)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ANOMALY_TEST_REPOSITORY": url}
     service = subprocess.Popen(
@@ -194,6 +167,17 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
     scanned = repo.load().with_tags({"scan": "quick"}).to_pandas()
     assert len(scanned) == len(log) * 4  # Size and Mean(price) of DE and FR per scan
     assert len(repo.load_verdicts(tags={"scan": "quick"})) == len(scanned)
+    # The CLI's query commands read the same database by its URL.
+    for argv in (
+        ["history", "-r", url, "Size(*)", "--scan", "quick", "--format", "json"],
+        ["anomalies", "-r", url, "--scan", "quick", "--status", "all", "--format", "csv"],
+    ):
+        query = subprocess.run(
+            [sys.executable, "-m", "anomaly", *argv],
+            capture_output=True, text=True, env=env, timeout=300, check=False,
+        )  # fmt: skip
+        assert query.returncode == 0, query.stderr
+        assert "DE" in query.stdout and "FR" in query.stdout
 
 
 def _drain(lines: queue.Queue[str]) -> str:

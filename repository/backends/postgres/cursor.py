@@ -109,10 +109,7 @@ class PostgresCursor(Cursor):
         return self._cur.description
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> PostgresCursor:
-        if params:
-            self._cur.execute(pyformat(sql), list(params))
-        else:
-            self._cur.execute(sql.encode())  # bytes: psycopg reads no placeholders
+        self._cur.execute(*_query(sql, params))
         return self
 
     def fetchall(self) -> list[Row]:
@@ -128,7 +125,8 @@ class PostgresCursor(Cursor):
     def arrow(
         self, sql: str, params: Sequence[object] = (), schema: pa.Schema | None = None
     ) -> pa.Table:
-        rows = self.execute(sql, params).fetchall()
+        # Binary results: numbers, times and payloads arrive without text parsing.
+        rows = self._cur.execute(*_query(sql, params), binary=True).fetchall()
         return _table(self._cur.description, rows, schema)
 
     def batches(
@@ -136,7 +134,7 @@ class PostgresCursor(Cursor):
     ) -> Iterator[pa.RecordBatch]:
         # A server-side cursor: the result is fetched ``rows`` at a time, never whole.
         with self._connection.cursor(name=f"batches_{uuid.uuid4().hex}") as named:
-            named.execute(pyformat(sql) if params else sql.encode(), list(params) or None)
+            named.execute(*_query(sql, params), binary=True)
             while chunk := named.fetchmany(rows):
                 yield from _table(named.description, chunk, schema).to_batches()
 
@@ -150,6 +148,9 @@ class PostgresCursor(Cursor):
                 copy.set_types([_pg_type(f.type) for f in table.schema])
                 for row in zip(*(column.to_pylist() for column in table.columns), strict=True):
                     copy.write_row(row)
+            # Autovacuum never sees temporary tables: without statistics the planner guesses
+            # their size and distinct values, and joins a 10k-point run as if it had a few rows.
+            self.execute(f"ANALYZE {name}")
         yield
         for name in tables:
             self.execute(f"DROP TABLE {name}")
@@ -187,6 +188,12 @@ class PostgresCursor(Cursor):
             with contextlib.suppress(psycopg.Error):
                 self._cur.execute(b"ROLLBACK")
             raise
+
+
+def _query(sql: str, params: Sequence[object]) -> tuple[str, list[object] | None]:
+    """A statement for psycopg: with parameters, placeholders as ``%s``; without, the SQL as it
+    is (psycopg then reads no placeholders, and several statements may run at once)."""
+    return (pyformat(sql), list(params)) if params else (sql, None)
 
 
 def _table(description: Any, rows: list[Row], schema: pa.Schema | None) -> pa.Table:
