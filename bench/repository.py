@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from repository_common import (
     DAY0,
+    SERVER_CPU,
     TAGS,
     executemany_baseline,
     json_baseline,
@@ -211,18 +212,23 @@ def duckdb_store(folder: Path) -> Iterator[tuple[str, Callable[[], float]]]:
 
 @contextmanager
 def postgres_store() -> Iterator[tuple[str, Callable[[], float]]]:
-    """A database on a throwaway local server, and its size in MB."""
+    """A database on a throwaway local server, and its size in MB (timings count the server's
+    CPU time too)."""
     with TemporaryCluster() as cluster:
         cluster.create_database("metrics")
         os.environ["PGPASSWORD"] = cluster.password  # inherited by the reader processes
         url = cluster.url("metrics")
+        SERVER_CPU.append(cluster.cpu_seconds)
 
         def size() -> float:
             with psycopg.connect(url) as connection:
                 rows = connection.execute("SELECT pg_database_size(current_database())")
                 return round(int(rows.fetchall()[0][0]) / 1e6)
 
-        yield url, size
+        try:
+            yield url, size
+        finally:
+            SERVER_CPU.clear()
 
 
 def measure(

@@ -160,6 +160,19 @@ class TemporaryCluster:
         """Create a database (the name is quoted as an identifier)."""
         self.execute(f'CREATE DATABASE "{name}"')
 
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the server's processes that are alive (Linux ``/proc``): the
+        server's share of an operation, where the client's own CPU time shows only its part."""
+        assert self.folder is not None, "the cluster is not running"
+        postmaster = int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
+        ticks = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
+                    ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def log(self) -> str:
         """The server's log so far."""
         assert self.folder is not None
