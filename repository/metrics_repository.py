@@ -15,7 +15,7 @@ from repository.annotations import (
     delete_annotations,
     load_annotations,
 )
-from repository.backends import SqlCursor, open_backend
+from repository.backends import Dialect, SqlCursor, open_backend
 from repository.catalog import list_groups, list_metrics, tag_values
 from repository.dimensions import GroupKeys
 from repository.history import annotated_history, history, latest
@@ -77,6 +77,12 @@ class MetricsRepository:
         """The absolute path of the file (``":memory:"`` for an in-memory repository), or the
         URL of the database with its password masked."""
         return self._connector.target
+
+    @property
+    def dialect(self) -> Dialect:
+        """The SQL of the store for the constructs that differ between DuckDB and PostgreSQL
+        (``backends.dialects``), for ad-hoc SQL through ``sql()``."""
+        return self._connector.dialect
 
     @property
     def schema_version(self) -> int:

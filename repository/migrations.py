@@ -10,11 +10,11 @@ A new table is a new step appended to ``MIGRATIONS``, as version 3 (annotations)
 not part of any step (see ``schema.py``), so steps may change tables freely. One step serves every
 backend: write its ``CREATE`` statements with DuckDB's types (``VARCHAR``, ``BIGINT``,
 ``INTEGER``, ``DOUBLE``, ``BOOLEAN``, ``BLOB``, ``TIMESTAMPTZ``) and portable SQL, and
-``create_tables`` has each store's dialect translate them (``backends/dialects.py``); indexes a
+``ddl_step`` has each store's dialect translate them (``backends/dialects.py``); indexes a
 server store needs go to ``PostgresDialect.tuning``. E.g.::
 
-    V4_TABLES = "CREATE TABLE schema_snapshots (run_id BIGINT NOT NULL, ...);"
-    Migration(4, "schema snapshots per run", create_tables(V4_TABLES))
+    V5_TABLES = "CREATE TABLE schema_snapshots (run_id BIGINT NOT NULL, ...);"
+    Migration(5, "schema snapshots per run", ddl_step(V5_TABLES))
 """
 
 from __future__ import annotations
@@ -147,8 +147,8 @@ class Migration:
     apply: Callable[[Cursor], None]
 
 
-def create_tables(ddl: str) -> Callable[[Cursor], None]:
-    """A step running ``CREATE`` statements (DuckDB's type names) in each store's dialect."""
+def ddl_step(ddl: str) -> Callable[[Cursor], None]:
+    """A step running DDL (``CREATE``, ``ALTER``; DuckDB's type names) in each store's dialect."""
 
     def apply(cur: Cursor) -> None:
         cur.execute(cur.dialect.ddl(ddl))
@@ -157,7 +157,7 @@ def create_tables(ddl: str) -> Callable[[Cursor], None]:
 
 
 def _upgrade_to_v2(cur: Cursor) -> None:
-    create_tables(V2_TABLES)(cur)
+    ddl_step(V2_TABLES)(cur)
     # Only a DuckDB file can hold version 1 rows (PostgreSQL repositories start at version 3).
     if cur.first("SELECT 1 FROM metric_results LIMIT 1") is not None:
         _convert_v1_rows(cur)
@@ -268,15 +268,19 @@ CREATE TABLE annotation_groups (
 """
 
 
+# Version 4: a verdict's p-value (calibrated detectors: the chance of a value this far out on a
+# normal day), which alert budgets and reports rank verdicts by.
+V4_COLUMNS = "ALTER TABLE anomaly_verdicts ADD COLUMN p_value DOUBLE;"
+
+
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "metric results in one table", create_tables(V1_TABLES)),
+    Migration(1, "metric results in one table", ddl_step(V1_TABLES)),
     Migration(
         2,
         "runs, groups and series dimensions; outcomes, verdicts, states, scan log",
         _upgrade_to_v2,
     ),
-    Migration(
-        3, "annotations: incidents, expected changes and exclusions", create_tables(V3_TABLES)
-    ),
+    Migration(3, "annotations: incidents, expected changes and exclusions", ddl_step(V3_TABLES)),
+    Migration(4, "p-values of anomaly verdicts", ddl_step(V4_COLUMNS)),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -148,15 +148,17 @@ def test_annotations_survive_run_deletion_and_reopening(repo_location: str | Pat
 
 
 def _downgrade_to_v2(location: str | Path) -> None:
-    """Turn a current repository back into what version 2 wrote: no annotation tables or views."""
+    """Turn a current repository back into what version 2 wrote: no annotation tables or views,
+    no verdict p-values."""
     v3 = [m for m in MIGRATIONS if m.version == 3]
-    assert v3 and LATEST_VERSION == 3, "extend this test when a version 4 is added"
+    assert v3 and LATEST_VERSION == 4, "extend this test when a version 5 is added"
     raw_sql(
         location,
-        *(f"DROP VIEW {view}" for view in ("metric_annotations", "annotated_history")),
+        *(f"DROP VIEW {v}" for v in ("metric_annotations", "annotated_history", "anomaly_results")),
+        "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
         *(f"DROP TABLE {t}" for t in ("annotations", "annotation_tags", "annotation_groups")),
         "DROP SEQUENCE annotation_id_seq",
-        "DELETE FROM schema_version WHERE version = 3",
+        "DELETE FROM schema_version WHERE version >= 3",
     )
 
 
@@ -168,7 +170,7 @@ def test_a_version_2_repository_migrates_to_annotations_keeping_its_data(
     _downgrade_to_v2(repo_location)
     assert raw_sql(repo_location, "SELECT max(version) FROM schema_version") == [(2,)]
     with MetricsRepository(repo_location) as repo:
-        assert repo.schema_version == 3
+        assert repo.schema_version == LATEST_VERSION
         assert repo.history("Size(*)").tolist() == [100.0, 101.0, 102.0]
         assert repo.annotations() == []
         repo.annotate("excluded", day(1), metric="Size(*)")
@@ -176,4 +178,4 @@ def test_a_version_2_repository_migrates_to_annotations_keeping_its_data(
         with repo.sql() as cur:
             versions = cur.execute("SELECT version FROM schema_version ORDER BY 1").fetchall()
     assert set(VIEWS) <= view_names(repo_location)
-    assert versions == [(1,), (2,), (3,)]
+    assert versions == [(1,), (2,), (3,), (4,)]

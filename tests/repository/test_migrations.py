@@ -191,3 +191,26 @@ def test_a_damaged_repository_gives_a_clear_error(
     with pytest.raises(error, match=r"damaged|not a DuckDB database file") as raised:
         MetricsRepository(repo_path)
     assert str(repo_path) in str(raised.value)
+
+
+def test_a_version_3_repository_gains_verdict_p_values_keeping_its_verdicts(
+    repo_location: str | Path,
+) -> None:
+    from repository import AnomalyVerdict
+
+    with MetricsRepository(repo_location) as repo:
+        verdict = AnomalyVerdict("Size(*)", "anomaly", "OnlineNormal", value=9.0, upper=5.0)
+        repo.save(key(0, dataset="orders"), [size(9.0)], verdicts=[verdict])
+    raw_sql(
+        repo_location,
+        "DROP VIEW anomaly_results",
+        "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
+        "DELETE FROM schema_version WHERE version = 4",
+    )
+    with MetricsRepository(repo_location) as repo:
+        assert repo.schema_version == LATEST_VERSION >= 4
+        frame = repo.load_verdicts()
+        assert frame[["status", "value", "upper"]].to_dict("records") == [
+            {"status": "anomaly", "value": 9.0, "upper": 5.0}
+        ]
+        assert frame["p_value"].isna().all()
