@@ -4,8 +4,8 @@ A state is opaque bytes plus a ``kind`` (what the producer wrote, e.g. ``frequen
 ``format_version`` (so a reader can refuse or convert old payloads); the analyzer engine owns the
 encoding (for frequency tables, Arrow IPC with zstd is a good one).
 
-Where large frequency states live: in the DuckDB file (``analyzer_states.payload``, a BLOB), not in
-Parquet files beside it. The deciding need is ``replace_partitions``: validate-before-ingest must
+Where large frequency states live: in the repository (``analyzer_states.payload``, a BLOB in the
+DuckDB file, ``bytea`` in PostgreSQL), not in Parquet files beside it. The deciding need is ``replace_partitions``: validate-before-ingest must
 write all new states of a batch or none, and may replace many partitions at once. In DuckDB that
 is one transaction; with files beside the database it would take a home-made commit protocol
 (write temp files, rename, update pointers, collect orphans after a crash) that also has to
