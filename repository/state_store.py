@@ -5,18 +5,18 @@ A state is opaque bytes plus a ``kind`` (what the producer wrote, e.g. ``frequen
 encoding (for frequency tables, Arrow IPC with zstd is a good one).
 
 Where large frequency states live: in the repository (``analyzer_states.payload``, a BLOB in the
-DuckDB file, ``bytea`` in PostgreSQL), not in Parquet files beside it. The deciding need is ``replace_partitions``: validate-before-ingest must
-write all new states of a batch or none, and may replace many partitions at once. In DuckDB that
-is one transaction; with files beside the database it would take a home-made commit protocol
-(write temp files, rename, update pointers, collect orphans after a crash) that also has to
-follow the repository's cross-process lock. One file is also one thing to back up, export and
-lock. The costs: payloads are opaque to SQL; deleted payloads leave free blocks that DuckDB
-reuses but does not return to the OS; every payload of a ``load()`` is read into memory; and
-throughput is below plain files: ``bench/repository.py`` replaces 8 partitions x 16 MiB in
-0.45-0.9 s and reads them back in 0.4-0.6 s (2 busy cores), where writing the same bytes as files
-takes ~0.16 s. That is fine for states of tens of MiB per partition; if frequency states reach
-GiBs, content-addressed files beside the database, referenced from this table and committed by
-its transaction, would be the next step.
+DuckDB file, ``bytea`` in PostgreSQL), not in Parquet files beside it. The deciding need is
+``replace_partitions``: validate-before-ingest must write all new states of a batch or none, and may
+replace many partitions at once. In the repository that is one transaction; with files beside the
+database it would take a home-made commit protocol (write temp files, rename, update pointers,
+collect orphans after a crash) that also has to follow the repository's cross-process lock. One file
+is also one thing to back up, export and lock. The costs: payloads are opaque to SQL; deleted
+payloads leave free blocks that DuckDB reuses but does not return to the OS; every payload of a
+``load()`` is read into memory; and throughput is below plain files: ``bench/repository.py``
+replaces 8 partitions x 16 MiB in 0.45-0.9 s and reads them back in 0.4-0.6 s (2 busy cores), where
+writing the same bytes as files takes ~0.16 s. That is fine for states of tens of MiB per partition;
+if frequency states reach GiBs, content-addressed files beside the database, referenced from this
+table and committed by its transaction, would be the next step.
 """
 
 from __future__ import annotations
