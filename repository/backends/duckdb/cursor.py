@@ -22,8 +22,8 @@ class DuckDBCursor(Cursor):
     --------
     >>> cur = DuckDBCursor(duckdb.connect())
     >>> with cur.staged(t=pa.table({"x": [1, 2]})):
-    ...     cur.arrow("SELECT sum(x) AS s FROM t WHERE x > ?", [0]).to_pylist()
-    [{'s': 3}]
+    ...     cur.arrow("SELECT max(x) AS m FROM t WHERE x > ?", [0]).to_pylist()
+    [{'m': 2}]
     """
 
     dialect = DUCKDB
