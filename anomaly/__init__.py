@@ -1,12 +1,37 @@
-"""anomaly: data-quality metrics on Spark, stored as histories, checked for anomalies."""
+"""anomaly: data-quality metrics on Spark, stored as histories, checked for anomalies.
+
+Everything a pipeline needs is importable from here:
+
+>>> from anomaly import Check, CheckLevel, CheckStatus, VerificationSuite, at_least
+>>> Check(CheckLevel.ERROR, "orders").is_complete("id").has_completeness("email", at_least(0.9))
+Check(ERROR, 'orders', 2 constraints)
+"""
 
 from anomaly.analyzers import *  # noqa: F403
 from anomaly.analyzers import __all__ as _analyzers
+from anomaly.checks import (
+    Check,
+    CheckLevel,
+    CheckStatus,
+    ConstraintStatus,
+    Distribution,
+    at_least,
+    at_most,
+    between,
+    equal_to,
+)
 from anomaly.context import AnalyzerContext
-from anomaly.errors import AnalysisError, AnomalyError, ConfigurationError, StateError
+from anomaly.errors import (
+    AnalysisError,
+    AnomalyError,
+    ConfigurationError,
+    StateError,
+    VerificationFailed,
+)
 from anomaly.metrics import Metric
 from anomaly.runner import AnalysisRunner, run_analyzers
 from anomaly.spark import build_session
+from anomaly.verification import VerificationResult, VerificationSuite
 
 __all__ = [
     *_analyzers,
@@ -14,9 +39,21 @@ __all__ = [
     "AnalysisRunner",
     "AnalyzerContext",
     "AnomalyError",
+    "Check",
+    "CheckLevel",
+    "CheckStatus",
     "ConfigurationError",
+    "ConstraintStatus",
+    "Distribution",
     "Metric",
     "StateError",
+    "VerificationFailed",
+    "VerificationResult",
+    "VerificationSuite",
+    "at_least",
+    "at_most",
+    "between",
     "build_session",
+    "equal_to",
     "run_analyzers",
 ]

@@ -39,7 +39,7 @@ class AnalyzerContext:
     group_columns: tuple[str, ...] = ()
     states: Mapping[ResultKey, State] = field(default_factory=dict)
     delta: AnalyzerContext | None = None
-    """With ``aggregate_with``: the metrics of the new data alone (the seed's ``on="delta"``)."""
+    """With ``aggregate_with``: the metrics of the new data alone (``on="delta"``)."""
 
     def __getitem__(self, analyzer: Analyzer[Any]) -> Metric:
         if self.group_columns:

@@ -75,7 +75,7 @@ class AnalysisRunner:
     def save_states_with(
         self, store: PartitionStates, partition: str, replace: bool = False
     ) -> AnalysisRunner:
-        """Store this run's states as `partition` of the store's dataset (seed 000 §II).
+        """Store this run's states as `partition` of the store's dataset (ICDE 2019 paper, §II).
 
         Refused when the partition already has states, unless `replace` (partitions must be
         disjoint, or rows would count twice).

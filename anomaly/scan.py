@@ -1,4 +1,4 @@
-"""Executing analyzers on Spark with the fewest passes (seed 000, Algorithm 1).
+"""Executing analyzers on Spark with the fewest passes (Schelter et al., ICDE 2019, Algorithm 1).
 
 All scan-shareable analyzers run in one aggregation; frequency analyzers run once per
 (columns, where, nulls) set, all their metrics from one aggregation over that frequency table.
@@ -61,9 +61,8 @@ def shared_scan(
     """States of all `analyzers` from ONE aggregation; isolates failures if that job fails."""
     if not analyzers:
         return {}
-    schema = df.schema
     try:
-        return _aggregate(df, analyzers, groups, [a.aggregations(schema) for a in analyzers])
+        return _aggregate(df, analyzers, groups)
     except Exception as error:  # a runtime error (bad regex, overflow) must not sink every metric
         if len(analyzers) == 1:
             return {(analyzers[0], ()): job_error_message(error)}
@@ -74,13 +73,13 @@ def shared_scan(
 
 
 def _aggregate(
-    df: DataFrame,
-    analyzers: Sequence[ScanShareableAnalyzer[Any]],
-    groups: Sequence[str],
-    expressions: list[list[Column]],
+    df: DataFrame, analyzers: Sequence[ScanShareableAnalyzer[Any]], groups: Sequence[str]
 ) -> Outcome:
-    flat = [e for exprs in expressions for e in exprs]
     schema = df.schema
+    expressions = [a.aggregations(schema) for a in analyzers]
+    # Analyzers reading text as numbers also count the values that are no numbers.
+    checks = [a.parse_checks(schema) for a in analyzers]
+    flat = [e for exprs, more in zip(expressions, checks, strict=True) for e in (*exprs, *more)]
     keys = [col(schema, g) for g in groups]  # a group name is resolved as analyzers' columns are
     projected = {name: c for a in analyzers for name, c in a.projections(schema).items()}
     data = df.withColumns(projected) if projected else df
@@ -89,9 +88,12 @@ def _aggregate(
     width = len(groups)
     for row in rows:
         key, values, offset = group_key(row[:width]), row[width:], 0
-        for analyzer, exprs in zip(analyzers, expressions, strict=True):
-            outcome[(analyzer, key)] = analyzer.state_from_row(values[offset : offset + len(exprs)])
-            offset += len(exprs)
+        for analyzer, exprs, more in zip(analyzers, expressions, checks, strict=True):
+            own = values[offset : offset + len(exprs)]
+            parsed = values[offset + len(exprs) : offset + len(exprs) + len(more)]
+            offset += len(exprs) + len(more)
+            failure = analyzer.parse_failure(schema, parsed)
+            outcome[(analyzer, key)] = failure or analyzer.state_from_row(own)
     return outcome
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,7 +43,9 @@ def build_session(
     app_name
         Application name shown in the Spark UI and logs.
     conf
-        Extra Spark settings; they override `DEFAULT_CONF`.
+        Extra Spark settings; they override `DEFAULT_CONF`. A local session runs its Python
+        workers on this interpreter unless `conf` or ``PYSPARK_PYTHON`` names another (see
+        `worker_python`).
     """
     from pyspark.sql import SparkSession
 
@@ -59,8 +63,43 @@ def build_session(
     for key, value in settings.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
+    python = None if remote else worker_python(master or "local[*]", conf or {})
+    if python is not None:
+        # PySpark hands this to the JVM with every Python function it ships (UDFs,
+        # applyInPandas); in a session started from Python, `spark.pyspark.python` is not read.
+        session.sparkContext.pythonExec = python
     quiet_spark_logging(session)
     return session
+
+
+def worker_python(
+    master: str, conf: Mapping[str, str], environ: Mapping[str, str] = os.environ
+) -> str | None:
+    """The interpreter a local session's Python workers should run on, None to leave it.
+
+    Spark starts its Python workers (``applyInPandas``, UDFs) with ``python3`` from the PATH by
+    default: run from a virtual environment that is not activated (cron, systemd:
+    ``/opt/venv/bin/anomaly serve ...``), that is the system Python, without the environment's
+    packages. So: ``spark.pyspark.python`` when set, else this interpreter, unless
+    ``PYSPARK_PYTHON`` is set (PySpark uses it) or the master is a cluster (its executors have
+    their own interpreters).
+
+    >>> worker_python("local[2]", {}, environ={}) == sys.executable
+    True
+    >>> worker_python("local[2]", {"spark.pyspark.python": "/opt/py"}, environ={})
+    '/opt/py'
+    >>> worker_python("local[*]", {}, environ={"PYSPARK_PYTHON": "/opt/py"}) is None
+    True
+    >>> worker_python("spark://host:7077", {}, environ={}) is None
+    True
+    """
+    if not master.startswith("local"):
+        return None
+    if "spark.pyspark.python" in conf:
+        return conf["spark.pyspark.python"]
+    if environ.get("PYSPARK_PYTHON") or not sys.executable:
+        return None
+    return sys.executable
 
 
 WIDE_CONF: dict[str, str] = {"spark.sql.codegen.maxFields": "100000"}

@@ -1,4 +1,4 @@
-"""Accuracy (seed 002) on a 10M-row source vs a 10M-row target: ours vs the seed's plan vs naive.
+"""Accuracy on a 10M-row source vs a 10M-row target: ours vs Griffin's plan vs naive.
 
 * ours: `Accuracy` in the runner: ONE Spark action, an existence join on the rule's equalities
   (AQE runs its stages as separate Spark jobs) plus the per-group counts and key sample; also

@@ -1,13 +1,13 @@
-"""Differential computation on partitioned data (seed 000 §V), on reddit-shaped generated data.
+"""Differential computation on partitioned data (Schelter et al., ICDE 2019, §V), reddit-shaped.
 
-14 partitions (week_day x controversiality), as in the seed. Three experiments, each ours
+14 partitions (week_day x controversiality), as in the paper. Three experiments, each ours
 (states) vs recomputing from the data, measured side by side in one run, for the basic test (one
 shared scan) and the advanced test (+ grouping analyzers):
 
-1. append-only growth: as in the seed, each run adds one weekday (its two partitions); time per
+1. append-only growth: as in the paper, each run adds one weekday (its two partitions); time per
    run, differential (delta's states merged with the stored state) vs full recompute;
 2. replacing one weekday's partitions: differential vs recompute of the whole table;
-3. views: the seed's four kinds of partition combinations, from stored states alone vs
+3. views: the paper's four kinds of partition combinations, from stored states alone vs
    recomputing them from the data.
 
     python bench/differential.py [--rows 10000000] [--repeat 2]
@@ -36,7 +36,7 @@ Partition = tuple[str, int]
 
 
 def advanced_test() -> list[Analyzer[Any]]:
-    """The basic test plus the seed's grouping analyzers on subreddit and subreddit_id."""
+    """The basic test plus the paper's grouping analyzers on subreddit and subreddit_id."""
     return [
         *basic_test(),
         UniqueValueRatio(["subreddit"]),
@@ -53,7 +53,7 @@ def label(key: Partition) -> str:
 
 
 class Experiments:
-    """The seed's three experiments on one partitioned table."""
+    """The paper's three experiments on one partitioned table."""
 
     def __init__(self, spark: Any, table: Any, repo: MetricsRepository, repeat: int) -> None:
         self.spark, self.table, self.repo, self.repeat = spark, table, repo, repeat
@@ -93,7 +93,7 @@ class Experiments:
         return {"steps": steps, "differential_last_over_first": last_over_first}
 
     def initial_states(self, name: str, analyzers: list[Analyzer[Any]]) -> PartitionStates:
-        """States of every partition from one grouped pass (the seed's initial computation)."""
+        """States of every partition from one grouped pass (the paper's initial computation)."""
         store = PartitionStates(self.repo, f"partitioned-{name}")
         runner = AnalysisRunner(self.spark).on_data(self.table).add_analyzers(analyzers)
         grouped = runner.group_by("week_day", "controversiality").keep_states()
@@ -102,7 +102,7 @@ class Experiments:
         return store
 
     def replace(self, store: PartitionStates, analyzers: list[Analyzer[Any]]) -> dict[str, Any]:
-        """Replace the seed's weekday, one large and one small partition, then every partition
+        """Replace the paper's weekday, one large and one small partition, then every partition
         once in turn (total time, the workload of a table whose partitions are all refreshed).
 
         One replacement's speedup is bounded by table rows / replaced rows: a weekday is 1/7 of

@@ -1,6 +1,6 @@
-"""Scan sharing (seed 000, Fig. 2): our runner vs one Spark job per analyzer vs one hand agg.
+"""Scan sharing (Schelter et al., ICDE 2019, Fig. 2): ours vs a job per analyzer vs a hand agg.
 
-The seed's "basic test" on generated reddit-shaped data: ~25 non-grouping metrics over 12+
+The paper's "basic test" on generated reddit-shaped data: ~25 non-grouping metrics over 12+
 columns. Prints a table and writes bench/results/scan_sharing.json.
 
     python bench/scan_sharing.py [--rows 10000000]
@@ -35,7 +35,7 @@ COLUMNS = [
 
 
 def basic_test() -> list[Analyzer[Any]]:
-    """The analyzers of seed 000's basic test."""
+    """The analyzers of the basic test of Schelter et al., ICDE 2019."""
     analyzers: list[Analyzer[Any]] = [Size()]
     analyzers += [Completeness(c) for c in [*COLUMNS, "removal_reason"]]
     analyzers += [DataType(c) for c in ["created_utc", "week_day", "ups", "downs"]]

@@ -1,11 +1,11 @@
-"""Constraint suggestion (seed 001 §4.2, §5.3): profiling cost vs columns, and suggestion coverage.
+"""Constraint suggestion (Schelter et al., PVLDB 2018, §4.2, §5.3): profiling cost, coverage.
 
 1. Profiling time and Spark jobs for 10, 50 and 200 text columns (as read from a CSV) on 1M rows:
    the jobs must stay flat (three passes) as the columns grow. Alongside, up to
    ``--baseline-up-to`` columns, the same profile the Deequ way: passes 1 and 2 as one row of
    per-column analyzers (`Size`, `Completeness`, `ApproxCountDistinct`, `DataType`; then
    `Minimum`, `Maximum`, `Mean`, `StandardDeviation`, `ApproxQuantiles`), pass 3 shared.
-2. Seed §5.3 on the generated users table: suggest on a 10% sample, coverage on the other 90%.
+2. The paper's §5.3 on the generated users table: suggest on a 10% sample, coverage on the rest.
 3. The column-name model's 5-fold cross-validated AUC (grouped by table).
 
 Prints the tables and writes bench/results/suggestion.json.
@@ -125,7 +125,7 @@ def profiling(
 
 
 def evaluation(spark: Any, rows: int) -> list[dict[str, Any]]:
-    """Seed §5.3: suggestions from a 10% sample and their coverage on the other 90%."""
+    """The paper's §5.3: suggestions from a 10% sample and their coverage on the other 90%."""
     df = users_frame(spark, rows).cache()
     runner = ConstraintSuggestionRunner().on_data(df).table("users").sample(0.1)
     result = runner.evaluate_on_rest().run()
@@ -162,7 +162,10 @@ def main() -> None:
     flat = len({m["spark_jobs"] for m in scaling}) == 1
     print(f"jobs flat as columns grow: {flat}")
     coverage = evaluation(spark, args.users)
-    print(f"\nseed 5.3: suggestions from 10% of {args.users:,} users, coverage on the other 90%")
+    print(
+        f"\nas in Schelter et al., PVLDB 2018, §5.3: suggestions from 10% of {args.users:,} users, "
+        "coverage on the other 90%"
+    )
     print_table(
         ["column", "constraint", "coverage", "name-model score", "kept"],
         [[c["column"], c["constraint"][:60], c["coverage"],

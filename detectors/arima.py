@@ -1,4 +1,7 @@
-"""Seasonal ARIMA one-step-ahead prediction intervals (statsmodels SARIMAX), seed 001 §8."""
+"""Seasonal ARIMA one-step-ahead prediction intervals (statsmodels SARIMAX).
+
+The future work of Schelter et al., PVLDB 2018, §8.
+"""
 
 from __future__ import annotations
 

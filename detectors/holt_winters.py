@@ -25,6 +25,7 @@ from detectors.evaluation import (
 # Deequ's band: 1.96 standard deviations of the absolute one-step residuals.
 DEEQU_Z = 1.96
 START = (0.3, 0.1, 0.1)  # Deequ's initial alpha, beta, gamma
+FORECASTS = ("one_step", "from_start")
 
 
 def one_step_forecasts(
@@ -84,11 +85,19 @@ class HoltWinters(Detector):
     incidents (Deequ's band: 100%).
 
     Needs two full periods (``2 * period`` points) of history; earlier points of the interval
-    have ``insufficient history``. Deequ forecasts the whole interval from its start; here each
-    interval point gets a one-step forecast from the state updated with the points before it
-    (with fixed parameters): the same for the usual one-point interval, and no drift on long
-    ones. An interval point flagged as anomalous updates the state as if its forecast had come
-    true, so one spike does not drag the next forecasts along.
+    have ``insufficient history``.
+
+    `forecast` says how the points of a longer interval are forecast (a one-point interval, how
+    checks and scans judge the newest point, is the same either way, and is Deequ's):
+
+    * ``"one_step"`` (default): each interval point from the state updated with the observed
+      points before it (parameters fixed), so forecasts do not drift over a long interval. An
+      interval point flagged as anomalous updates the state as if its forecast had come true,
+      so one spike does not drag the next forecasts along.
+    * ``"from_start"``: every interval point from the history before the interval alone (an
+      h-step-ahead forecast, no interval value is used), as Deequ does. With it, Deequ's own
+      test cases give Deequ's results (``tests/detectors/test_holt_winters.py``): for example
+      7 anomalies in the last year of its monthly milk series, where ``"one_step"`` finds 3.
 
     Examples
     --------
@@ -100,13 +109,20 @@ class HoltWinters(Detector):
     [28]
     >>> [a.index for a in HoltWinters(period=7, deviation_factor=3).detect(series, (28, 30))]
     [28]
+    >>> [a.index for a in HoltWinters(7, forecast="from_start").detect(series, (28, 30))]
+    [28]
     """
 
     period: int
     deviation_factor: float | None = None
+    forecast: str = "one_step"
 
     def __post_init__(self) -> None:
         check_int("period", self.period, 2)
+        if self.forecast not in FORECASTS:
+            raise InvalidParameterError(
+                "forecast", f"must be one of {list(FORECASTS)}", self.forecast
+            )
         factor = check_number("deviation_factor", self.deviation_factor)
         if factor is not None and not 0.0 < factor < math.inf:
             raise InvalidParameterError(
@@ -150,6 +166,9 @@ class HoltWinters(Detector):
             fitted = one_step_forecasts(training, self.period, alpha, beta, gamma)
             residuals = np.array(training) - fitted[:train_end]
             width = self._half_width(residuals)
+            if self.forecast == "from_start":
+                # Interval values unseen: the recursion runs on its own forecasts (Deequ).
+                clean = [*training, *[math.nan] * (end - train_end)]
             screened = one_step_forecasts(clean, self.period, alpha, beta, gamma, width, train_end)
             f = np.array(screened, dtype=np.float64)
             tested = slice(train_end - start, end - start)

@@ -1,4 +1,4 @@
-"""Accuracy of a dataset against a source of truth, with seed 002's (Apache Griffin's) rule DSL.
+"""Accuracy of a dataset against a source of truth, with the Apache Griffin measure DSL.
 
 Importing this package does not import Spark: rules parse and plan in plain Python.
 """

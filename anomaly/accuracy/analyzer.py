@@ -1,4 +1,7 @@
-"""Accuracy: the fraction of source rows that some target row matches under a rule (seed 002)."""
+"""Accuracy: the fraction of source rows that some target row matches under a rule.
+
+The rule language is the Apache Griffin measure DSL.
+"""
 
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ class Accuracy(DataFrameAnalyzer[AccuracyState]):
         temporary view (``df.createOrReplaceTempView("orders_copy")``) or a file source such as
         ``parquet.`/data/orders```. It names the metric, so keep it stable.
     rule
-        The rule in seed 002's language (see docs/accuracy.md), e.g.
+        The rule in the Apache Griffin measure DSL (see docs/accuracy.md), e.g.
         ``$source.id = $target.id AND $source.amount = $target.amount``. It needs at least one
         ``$source... = $target...`` equality among its AND-connected conditions: the join index.
         Whitespace is normalised, so reformatting the rule keeps the metric id.

@@ -1,4 +1,7 @@
-"""Tokens of the accuracy rule language (seed 002): the lexer, and whitespace normalisation."""
+"""Tokens of the accuracy rule language: the lexer, and whitespace normalisation.
+
+The language is the Apache Griffin measure DSL.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Recursive-descent parser of accuracy rules (the row-matching subset of seed 002's BNF).
+"""Recursive-descent parser of accuracy rules (the row-matching subset of Griffin's DSL BNF).
 
 Precedence, loosest first: ``OR``/``||``, ``AND``/``&&``, ``NOT``/``!``, comparisons (``= == != <>
 < > <= >=``, ``[NOT] IN``, ``[NOT] BETWEEN``), ``+ -``, ``* / %``, unary ``+ -``, selections.
@@ -172,7 +172,7 @@ class _Parser:
         return items
 
     def bounds(self) -> tuple[nodes.Node, nodes.Node]:
-        """``(low, high)`` as in the seed's BNF, or SQL's ``low AND high``."""
+        """``(low, high)`` as in Griffin's BNF, or SQL's ``low AND high``."""
         pos, start = self.token.pos, self.i
         if self.at("punct", "("):
             items = self.attempt(self.values)

@@ -1,6 +1,6 @@
 """Translation of rule expressions to Spark columns, type-checked against the two schemas.
 
-Predicates are two-valued (never null), following the seed's treatment of null as a value
+Predicates are two-valued (never null), following Griffin's treatment of null as a value
 (``'id' != null`` is one of its filter conditions):
 
 * ``=``, ``!=`` and ``IN`` are null-safe: null equals null and differs from every value;

@@ -1,4 +1,8 @@
-"""Analyzers: declarative metric definitions with mergeable states (seed 000, Table I)."""
+"""Analyzers: declarative metric definitions with mergeable states.
+
+Table I of Schelter et al., "Differential Data Quality Verification on Partitioned Data", ICDE
+2019, lists the states and their merge.
+"""
 
 from anomaly.analyzers.approx_count_distinct import ApproxCountDistinct
 from anomaly.analyzers.approx_quantile import ApproxQuantile, ApproxQuantiles

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.columns import col
+from anomaly.analyzers.numbers import number
 from anomaly.analyzers.sketch_state import KllState
 from anomaly.errors import ConfigurationError
 
@@ -23,6 +23,7 @@ def _check_quantile(q: float) -> None:
 
 class _KllAnalyzer(ScanShareableAnalyzer[KllState]):
     column: str
+    reads_numbers: ClassVar[bool] = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -34,7 +35,7 @@ class _KllAnalyzer(ScanShareableAnalyzer[KllState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = col(schema, self.column).cast("double")
+        value = number(schema, self.column)
         # NaN has no rank: keep it out of the sketch (documented: quantiles of the non-NaN values).
         value = F.when(~F.isnan(value), value)
         return [F.kll_sketch_agg_double(self.filtered(value))]

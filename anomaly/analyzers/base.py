@@ -1,4 +1,7 @@
-"""Analyzer base classes: identity (metric id), preconditions, state -> metric (seed 000 §III)."""
+"""Analyzer base classes: identity (metric id), preconditions, state -> metric.
+
+As in Schelter et al., ICDE 2019, §III.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from anomaly.analyzers.columns import field_type, missing_column
+from anomaly.analyzers.numbers import parse_checks, parse_failure
 from anomaly.analyzers.state import State
 from anomaly.errors import MetricComputationError
 from anomaly.metrics import Metric, MetricValue
@@ -90,16 +94,18 @@ class Analyzer(ABC, Generic[S]):
         return field_type(schema, column).simpleString()
 
     def require_numeric(self, schema: StructType) -> str | None:
-        """Precondition shared by analyzers that need numbers."""
+        """Precondition shared by analyzers that need numbers: numeric columns, or text that
+        holds numbers (checked when the data is read, see `anomaly.analyzers.numbers`)."""
         missing = Analyzer.check_schema(self, schema)
         if missing:
             return missing
         for column in self.columns:
             kind = self.column_type(schema, column)
-            if not is_numeric(kind):
+            if not is_numeric(kind) and kind != "string":
                 return (
                     f"{self.metric_id}: column {column!r} has type {kind}; {self.metric_name} "
-                    f"needs a numeric column ({', '.join(NUMERIC_TYPES)}, decimal)"
+                    f"needs a numeric column ({', '.join(NUMERIC_TYPES)}, decimal) or text "
+                    "holding numbers"
                 )
         return None
 
@@ -138,6 +144,9 @@ class Analyzer(ABC, Generic[S]):
 class ScanShareableAnalyzer(Analyzer[S]):
     """An analyzer whose state comes from aggregate expressions that share one scan."""
 
+    reads_numbers: ClassVar[bool] = False
+    """Whether the analyzer reads its columns as numbers (text columns with ``try_cast``)."""
+
     @abstractmethod
     def aggregations(self, schema: StructType) -> list[Column]:
         """Spark aggregate expressions; their results are handed to `state_from_row`."""
@@ -145,6 +154,19 @@ class ScanShareableAnalyzer(Analyzer[S]):
     @abstractmethod
     def state_from_row(self, values: Sequence[Any]) -> S:
         """The state from this analyzer's slice of the aggregation row."""
+
+    def parse_checks(self, schema: StructType) -> list[Column]:
+        """Aggregates that find text values that are no numbers, for analyzers that read text
+        columns as numbers (`reads_numbers`); handed to `parse_failure`."""
+        if not self.reads_numbers:
+            return []
+        return parse_checks(schema, self.columns, self.filtered)
+
+    def parse_failure(self, schema: StructType, values: Sequence[Any]) -> str | None:
+        """Why the metric fails when `values` of `parse_checks` found text that is no number."""
+        if not self.reads_numbers:
+            return None
+        return parse_failure(schema, self.columns, values)
 
     def projections(self, schema: StructType) -> dict[str, Column]:
         """Columns computed once per row before the shared aggregation, by name, for an

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.columns import col
+from anomaly.analyzers.numbers import number
 from anomaly.analyzers.state import State, check_same_kind
 from anomaly.errors import MetricComputationError
 
@@ -66,6 +66,7 @@ class Correlation(ScanShareableAnalyzer[CorrelationState]):
     second: str
     where: str | None = None
     metric_name: ClassVar[str] = "Correlation"
+    reads_numbers: ClassVar[bool] = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -77,7 +78,7 @@ class Correlation(ScanShareableAnalyzer[CorrelationState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        x, y = col(schema, self.first).cast("double"), col(schema, self.second).cast("double")
+        x, y = number(schema, self.first), number(schema, self.second)
         both = x.isNotNull() & y.isNotNull()
         cond = both & self.condition() if self.where else both
         x, y = F.when(cond, x), F.when(cond, y)

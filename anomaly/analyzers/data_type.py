@@ -12,7 +12,7 @@ from anomaly.analyzers.base import (
     is_numeric,
     projection_name,
 )
-from anomaly.analyzers.columns import col
+from anomaly.analyzers.columns import col, field_type
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -49,6 +49,27 @@ class DataTypeState(State):
         return (self.unknown, self.fractional, self.integral, self.boolean, self.string)
 
 
+def value_type(schema: StructType, column: str) -> Column:
+    """The type name (one of `TYPES`) of each row's value of `column`: inferred from the text
+    of a string column, the column's own type otherwise; ``Unknown`` for null."""
+    from pyspark.sql import functions as F
+
+    value = col(schema, column)
+    kind = field_type(schema, column).simpleString()
+    if kind == "string":
+        return (
+            F.when(value.isNull(), "Unknown")
+            .when(value.rlike(INTEGRAL), "Integral")
+            .when(value.rlike(FRACTIONAL), "Fractional")
+            .when(value.rlike(BOOLEAN), "Boolean")
+            .otherwise("String")
+        )
+    own = "Boolean" if kind == "boolean" else "String"
+    if is_numeric(kind):
+        own = "Integral" if kind in INTEGRAL_TYPES or kind.endswith(",0)") else "Fractional"
+    return F.when(value.isNull(), "Unknown").otherwise(own)
+
+
 @dataclass(frozen=True)
 class DataType(ScanShareableAnalyzer[DataTypeState]):
     """Distribution of inferred types; typed (non-string) columns count as their own type.
@@ -73,31 +94,16 @@ class DataType(ScanShareableAnalyzer[DataTypeState]):
     def projections(self, schema: StructType) -> dict[str, Column]:
         if self.column_type(schema, self.column) != "string":
             return {}
-        from pyspark.sql import functions as F
-
         # Projected once per row: inside the five counts the regex chain ran five times.
-        value = col(schema, self.column)
-        inferred = (
-            F.when(value.isNull(), "Unknown")
-            .when(value.rlike(INTEGRAL), "Integral")
-            .when(value.rlike(FRACTIONAL), "Fractional")
-            .when(value.rlike(BOOLEAN), "Boolean")
-            .otherwise("String")
-        )
-        return {projection_name("type", self.column): inferred}
+        return {projection_name("type", self.column): value_type(schema, self.column)}
 
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        kind = self.column_type(schema, self.column)
-        if kind == "string":
+        if self.column_type(schema, self.column) == "string":
             inferred = F.col(projection_name("type", self.column))
         else:
-            own = "Boolean" if kind == "boolean" else "String"
-            if is_numeric(kind):
-                integral = kind in INTEGRAL_TYPES or kind.endswith(",0)")
-                own = "Integral" if integral else "Fractional"
-            inferred = F.when(col(schema, self.column).isNull(), "Unknown").otherwise(own)
+            inferred = value_type(schema, self.column)
         inferred = self.filtered(inferred)
         return [F.count(F.when(inferred == t, 1)) for t in TYPES]
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer, finite_or_none
-from anomaly.analyzers.columns import col
+from anomaly.analyzers.numbers import number
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ def spark_order(value: float) -> tuple[bool, float]:
 
 class _Extreme(ScanShareableAnalyzer[Any]):
     column: str
+    reads_numbers: ClassVar[bool] = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -87,7 +88,7 @@ class Minimum(_Extreme):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        return [F.min(self.filtered(col(schema, self.column).cast("double")))]
+        return [F.min(self.filtered(number(schema, self.column)))]
 
     def state_from_row(self, values: Sequence[Any]) -> MinState:
         return MinState(finite_or_none(values[0]))
@@ -111,7 +112,7 @@ class Maximum(_Extreme):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        return [F.max(self.filtered(col(schema, self.column).cast("double")))]
+        return [F.max(self.filtered(number(schema, self.column)))]
 
     def state_from_row(self, values: Sequence[Any]) -> MaxState:
         return MaxState(finite_or_none(values[0]))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.columns import col
+from anomaly.analyzers.numbers import number
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class Mean(ScanShareableAnalyzer[MeanState]):
     column: str
     where: str | None = None
     metric_name: ClassVar[str] = "Mean"
+    reads_numbers: ClassVar[bool] = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -58,7 +59,7 @@ class Mean(ScanShareableAnalyzer[MeanState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = self.filtered(col(schema, self.column).cast("double"))
+        value = self.filtered(number(schema, self.column))
         return [F.sum(value), F.count(value)]
 
     def state_from_row(self, values: Sequence[Any]) -> MeanState:

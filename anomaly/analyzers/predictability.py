@@ -1,4 +1,7 @@
-"""Predictability: how well a Naive Bayes model predicts one column from others (seed 001 §3.1)."""
+"""Predictability: how well a Naive Bayes model predicts one column from others.
+
+As in Schelter et al., PVLDB 2018, §3.1.
+"""
 
 from __future__ import annotations
 

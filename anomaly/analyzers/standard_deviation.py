@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.columns import col
+from anomaly.analyzers.numbers import number
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ class StandardDeviation(ScanShareableAnalyzer[MomentsState]):
     column: str
     where: str | None = None
     metric_name: ClassVar[str] = "StandardDeviation"
+    reads_numbers: ClassVar[bool] = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -67,7 +68,7 @@ class StandardDeviation(ScanShareableAnalyzer[MomentsState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = self.filtered(col(schema, self.column).cast("double"))
+        value = self.filtered(number(schema, self.column))
         return [F.count(value), F.avg(value), F.var_pop(value)]
 
     def state_from_row(self, values: Sequence[Any]) -> MomentsState:

@@ -1,4 +1,7 @@
-"""States: sufficient statistics of a metric that merge as a commutative monoid (seed 000)."""
+"""States: sufficient statistics of a metric that merge as a commutative monoid.
+
+As in Schelter et al., ICDE 2019.
+"""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.columns import col
 from anomaly.analyzers.mean import MeanState
+from anomaly.analyzers.numbers import number
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -30,6 +30,7 @@ class Sum(ScanShareableAnalyzer[MeanState]):
     column: str
     where: str | None = None
     metric_name: ClassVar[str] = "Sum"
+    reads_numbers: ClassVar[bool] = True
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -41,7 +42,7 @@ class Sum(ScanShareableAnalyzer[MeanState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = self.filtered(col(schema, self.column).cast("double"))
+        value = self.filtered(number(schema, self.column))
         return [F.sum(value), F.count(value)]
 
     def state_from_row(self, values: Sequence[Any]) -> MeanState:

@@ -1,4 +1,7 @@
-"""has_no_anomalies: judge a run's metric against its own stored history (seed 001, §3.4)."""
+"""has_no_anomalies: judge a run's metric against its own stored history.
+
+As in Schelter et al., PVLDB 2018, §3.4.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Check: a named group of constraints with a level (seed 001, Listing 1)."""
+"""Check: a named group of constraints with a level (Schelter et al., PVLDB 2018, Listing 1)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ class Check(CompletenessConstraints, ConsistencyConstraints, StatisticsConstrain
 
     With `group_by`, every constraint is evaluated per group value (one outcome per group) and
     the check fails if any group fails. ``on="delta"`` evaluates the check on the new data alone
-    when the suite aggregates it with stored states (seed 000, Listing 1).
+    when the suite aggregates it with stored states (Schelter et al., ICDE 2019, Listing 1).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Constraints of the completeness dimension (seed 001, Table 1)."""
+"""Constraints of the completeness dimension (Schelter et al., PVLDB 2018, Table 1)."""
 
 from __future__ import annotations
 

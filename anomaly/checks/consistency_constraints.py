@@ -1,4 +1,4 @@
-"""Constraints of the consistency dimension (seed 001, Table 1)."""
+"""Constraints of the consistency dimension (Schelter et al., PVLDB 2018, Table 1)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ from anomaly.analyzers import (
     UniqueValueRatio,
 )
 from anomaly.analyzers.columns import quote
+from anomaly.analyzers.numbers import number_sql
 from anomaly.checks.assertions import IS_ONE, AssertionFn
 from anomaly.checks.builder import ConstraintBuilder
 from anomaly.metrics import MetricValue
+
+NUMBER_TYPES = ("Integral", "Fractional")
 
 
 def _sql_literal(value: object) -> str:
@@ -29,14 +32,47 @@ def _sql_literal(value: object) -> str:
     raise TypeError(f"allowed values must be str, int, float or bool, got {value!r}")
 
 
-def dominant_type_ratio(value: MetricValue) -> float:
-    """Largest share of one type among the non-null values of a DataType metric."""
+def dominant_type(value: MetricValue) -> tuple[str, float]:
+    """The type most non-null values of a DataType metric have, and their share.
+
+    Integral values count as Fractional too (``1`` and ``2.5`` are consistently numbers), so a
+    column of integers is Integral and one of integers and decimals is Fractional.
+
+    >>> dominant_type({"abs.Integral": 3.0, "abs.Fractional": 1.0, "abs.String": 1.0})
+    ('Fractional', 0.8)
+    >>> dominant_type({"abs.Integral": 3.0, "abs.Unknown": 5.0, "abs.String": 1.0})
+    ('Integral', 0.75)
+    """
     assert isinstance(value, Mapping)
-    known = {k: v for k, v in value.items() if k.startswith("abs.") and k != "abs.Unknown"}
-    total = sum(known.values())
+    counts = {
+        k.removeprefix("abs."): v
+        for k, v in value.items()
+        if k.startswith("abs.") and k != "abs.Unknown"
+    }
+    total = sum(counts.values())
     if total == 0:
         raise ValueError("the column has no non-null values to type")
-    return max(known.values()) / total
+    counts["Fractional"] = counts.get("Fractional", 0.0) + counts.get("Integral", 0.0)
+    # Integral first: it wins a tie with Fractional (no decimals at all).
+    order = ["Integral", "Fractional", *sorted(k for k in counts if k not in NUMBER_TYPES)]
+    name = max((k for k in order if k in counts), key=lambda k: counts[k])
+    return name, counts[name] / total
+
+
+def dominant_type_ratio(value: MetricValue) -> float:
+    """Largest share of one type among the non-null values of a DataType metric."""
+    return dominant_type(value)[1]
+
+
+def non_negative(column: str, where: str | None = None) -> Compliance:
+    """The analyzer of ``is_non_negative``: the share of rows whose value is null or a number
+    >= 0 (text read as numbers; text that is no number fails).
+
+    >>> non_negative("amount").predicate
+    '`amount` IS NULL OR TRY_CAST(`amount` AS DOUBLE) >= 0'
+    """
+    predicate = f"{quote(column)} IS NULL OR {number_sql(quote(column))} >= 0"
+    return Compliance(f"{column} is non-negative", predicate, where, (column,))
 
 
 class ConsistencyConstraints(ConstraintBuilder):
@@ -110,24 +146,25 @@ class ConsistencyConstraints(ConstraintBuilder):
         self, column: str, lower: float, upper: float, include_bounds: bool = True,
         where: str | None = None, hint: str | None = None,
     ) -> Self:  # fmt: skip
-        """Non-null values of `column` lie between `lower` and `upper`."""
+        """Non-null values of `column` lie between `lower` and `upper` (text that is no number
+        does not)."""
         low, high = (">=", "<=") if include_bounds else (">", "<")
-        col = quote(column)
-        predicate = f"{col} IS NULL OR ({col} {low} {lower!r} AND {col} {high} {upper!r})"
+        value = number_sql(quote(column))
+        predicate = (
+            f"{quote(column)} IS NULL OR ({value} {low} {lower!r} AND {value} {high} {upper!r})"
+        )
         analyzer = Compliance(f"{column} in range", predicate, where, (column,))
         return self._metric(f"is_in_range({column})", analyzer, IS_ONE, hint)
 
     def is_non_negative(
         self, column: str, where: str | None = None, hint: str | None = None
     ) -> Self:
-        """Non-null values of `column` are >= 0."""
-        predicate = f"COALESCE({quote(column)}, 0) >= 0"
-        analyzer = Compliance(f"{column} is non-negative", predicate, where, (column,))
-        return self._metric(f"is_non_negative({column})", analyzer, IS_ONE, hint)
+        """Non-null values of `column` are >= 0 (text that is no number is not)."""
+        return self._metric(f"is_non_negative({column})", non_negative(column, where), IS_ONE, hint)
 
     def is_positive(self, column: str, where: str | None = None, hint: str | None = None) -> Self:
-        """Non-null values of `column` are > 0."""
-        predicate = f"COALESCE({quote(column)}, 1) > 0"
+        """Non-null values of `column` are > 0 (text that is no number is not)."""
+        predicate = f"{quote(column)} IS NULL OR {number_sql(quote(column))} > 0"
         analyzer = Compliance(f"{column} is positive", predicate, where, (column,))
         return self._metric(f"is_positive({column})", analyzer, IS_ONE, hint)
 
@@ -153,7 +190,8 @@ class ConsistencyConstraints(ConstraintBuilder):
         self, column: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
         hint: str | None = None,
     ) -> Self:  # fmt: skip
-        """The largest share of one data type among non-null values satisfies `assertion`."""
+        """The largest share of one data type among non-null values (integers count as
+        decimals too, see `dominant_type`) satisfies `assertion`."""
         analyzer = DataType(column, where)
         return self._metric(
             f"has_consistent_type({column})", analyzer, assertion, hint,

@@ -1,4 +1,7 @@
-"""Constraints on statistics (seed 001, Table 1): size, extremes, moments, sketches, histograms."""
+"""Constraints on statistics: size, extremes, moments, sketches, histograms.
+
+From Table 1 of Schelter et al., PVLDB 2018.
+"""
 
 from __future__ import annotations
 
@@ -100,7 +103,8 @@ class StatisticsConstraints(ConstraintBuilder):
     def has_type_consistency(
         self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
     ) -> Self:
-        """The largest share of one data type among non-null values satisfies `assertion`."""
+        """The largest share of one data type among non-null values (integers count as
+        decimals too, see `dominant_type`) satisfies `assertion`."""
         analyzer = DataType(column, where)
         return self._metric(
             f"has_type_consistency({column})", analyzer, assertion, hint,
@@ -139,7 +143,7 @@ class StatisticsConstraints(ConstraintBuilder):
         hint: str | None = None,
     ) -> Self:
         """How well `inputs` predict `target` (held-out weighted `measure` of a naive Bayes
-        model, seed 001 §3.1) satisfies `assertion`."""
+        model, Schelter et al., PVLDB 2018, §3.1) satisfies `assertion`."""
         columns = [inputs] if isinstance(inputs, str) else list(inputs)
         analyzer = Predictability(target, columns, where, measure=measure)
         name = f"has_predictability({target}, {', '.join(columns)})"

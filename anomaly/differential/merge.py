@@ -1,4 +1,7 @@
-"""Metrics from stored states alone: merge per analyzer and group, no Spark (seed 000 §II)."""
+"""Metrics from stored states alone: merge per analyzer and group, no Spark.
+
+As in Schelter et al., ICDE 2019, §II.
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """PartitionStates: one dataset's analyzer states per partition, in the repository's state store.
 
-The differential model (seed 000 §II) needs disjoint partitions: each row of the dataset belongs
-to exactly one stored partition. Names are the user's (``2024-05-01``, ``day=..,region=EU``);
-writing a partition that already has states is refused unless it is an explicit replacement.
+The differential model of Schelter et al., ICDE 2019 (§II) needs disjoint partitions: each row
+of the dataset belongs to exactly one stored partition. Names are the user's (``2024-05-01``,
+``day=..,region=EU``); writing a partition that already has states is refused unless it is an
+explicit replacement.
 """
 
 from __future__ import annotations

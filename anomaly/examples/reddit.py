@@ -1,4 +1,4 @@
-"""The paper's reddit case (seed 001 §5.4): per-subreddit anomalies in Mean(controversiality).
+"""Per-subreddit anomalies in Mean(controversiality): the case of Schelter et al., PVLDB 2018, §5.4.
 
 Sixty days of generated comments over six subreddits; on two days a trolling wave raises one
 subreddit's controversiality. Each day runs as a pipeline would: verify the day's data with

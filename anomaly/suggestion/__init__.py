@@ -1,4 +1,7 @@
-"""Constraint suggestion (seed 001 §3.3, §4.2): profile a data set, suggest `Check` constraints."""
+"""Constraint suggestion: profile a data set, suggest `Check` constraints.
+
+As in Schelter et al., PVLDB 2018, §3.3 and §4.2.
+"""
 
 from anomaly.suggestion.evaluation import Coverage, coverage
 from anomaly.suggestion.name_model import ColumnNameModel, NamedColumn, cross_validated_auc

@@ -17,7 +17,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
     parser: argparse.ArgumentParser = commands.add_parser(
         "suggest",
-        help="suggest data-quality constraints for a data set (seed 001 §3.3)",
+        help="suggest data-quality constraints for a data set (Deequ's rules)",
         description="Profile a sample of PATH and print suggested Check constraints.",
     )
     parser.add_argument("path", help="a CSV (read with a header, every column as text), "
@@ -43,7 +43,7 @@ def suggest_command(args: argparse.Namespace) -> int:
     from pyspark.sql import SparkSession
 
     from anomaly.spark import build_session
-    from anomaly.suggestion.render import render
+    from anomaly.suggestion.render import reader_code, render
     from anomaly.suggestion.runner import ConstraintSuggestionRunner
 
     path = Path(args.path)
@@ -71,5 +71,5 @@ def suggest_command(args: argparse.Namespace) -> int:
     if args.sample < 1.0:
         runner = runner.sample(args.sample)
     result = runner.evaluate_on_rest(args.evaluate).run()
-    print(render(result, args.format))
+    print(render(result, args.format, reader_code(kind, str(path.resolve()))))
     return 0

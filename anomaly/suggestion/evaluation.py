@@ -1,4 +1,4 @@
-"""Coverage of suggestions on data they were not made from (seed 001 §5.3)."""
+"""Coverage of suggestions on data they were not made from (Schelter et al., PVLDB 2018, §5.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A generated users table shaped like the seed's twitter users (seed 001 §5.3), all text.
+"""A generated users table, all text, shaped like the twitter users of the PVLDB 2018 paper.
 
 It has what makes suggestion hard: keys, missing values, categoricals with rare (and badly
 normalised) values, a numeric column that looks unique in a 10% sample but is not, negative

@@ -1,8 +1,9 @@
 """Column-name model: is a column unique, judging by its table's name, its name and its type?
 
-Seed 001 §4.2: logistic regression on hashed character n-grams of the table and column names
-plus a one-hot type. Written with numpy/scipy (L2-regularised, L-BFGS) instead of adding
-scikit-learn for one small linear model. It trains in well under a second from the shipped CSV.
+Schelter et al., PVLDB 2018, §4.2: logistic regression on hashed character n-grams of the table
+and column names plus a one-hot type. Written with numpy/scipy (L2-regularised, L-BFGS) instead
+of adding scikit-learn for one small linear model. It trains in well under a second from the
+shipped CSV.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""ColumnProfile: the single-column statistics the suggestion rules read (seed 001 §3.3)."""
+"""ColumnProfile: the single-column statistics the suggestion rules read.
+
+The rules are those of Schelter et al., PVLDB 2018, §3.3.
+"""
 
 from __future__ import annotations
 

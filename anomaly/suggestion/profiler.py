@@ -1,4 +1,6 @@
-"""Single-column profiling in at most three passes, whatever the number of columns (seed §4.2).
+"""Single-column profiling in at most three passes, whatever the number of columns.
+
+As in Schelter et al., PVLDB 2018, §4.2:
 
 1. one aggregation: size, completeness, HLL distinct count of every column, and type
    detection (`TypeSet`'s code: which types occur) of every string column;

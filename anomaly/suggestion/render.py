@@ -7,13 +7,17 @@ from collections.abc import Sequence
 
 from anomaly.suggestion.evaluation import Coverage
 from anomaly.suggestion.runner import SuggestionResult
-from anomaly.suggestion.suggestion import CHECK, Suggestion
+from anomaly.suggestion.suggestion import CHECK, Suggestion, literal
 
 FORMATS = ("code", "json", "table")
 
 
-def as_code(suggestions: Sequence[Suggestion]) -> str:
+def as_code(suggestions: Sequence[Suggestion], read: str | None = None) -> str:
     """One runnable `Check` with every suggestion, each preceded by its rationale.
+
+    With `read` (Python code for a DataFrame from ``spark``, e.g.
+    ``spark.read.parquet("events.parquet")``), the code also verifies that data with the check
+    and prints the outcome of every constraint: a script that runs as printed.
 
     >>> from anomaly.analyzers import Completeness
     >>> s = Suggestion("id", "CompleteIfComplete", "is_complete", 'is_complete("id")',
@@ -27,10 +31,31 @@ def as_code(suggestions: Sequence[Suggestion]) -> str:
         .is_complete("id")
     )
     """
-    lines = ["from anomaly import Check, CheckLevel", "", "check = (", f"    {CHECK}"]
+    names = "Check, CheckLevel" + (", VerificationSuite, build_session" if read else "")
+    lines = [f"from anomaly import {names}", "", "check = (", f"    {CHECK}"]
     for s in suggestions:
         lines += [f"    # {s.column}: {s.rationale}", f"    .{s.call}"]
-    return "\n".join([*lines, ")"])
+    lines.append(")")
+    if read:
+        lines += [
+            "",
+            "# Verify the data the suggestions came from, read as `anomaly suggest` read it:",
+            "spark = build_session()",
+            f"df = {read}",
+            "result = VerificationSuite(spark).on_data(df).add_check(check).run()",
+            'print(result.to_pandas()[["constraint", "status", "message"]].to_string(index=False))',
+        ]
+    return "\n".join(lines)
+
+
+def reader_code(kind: str, path: str) -> str:
+    """Python code reading `path` as `kind` (csv with a header, parquet, json) from ``spark``.
+
+    >>> print(reader_code("csv", "/data/users.csv"))
+    spark.read.option("header", "true").csv("/data/users.csv")
+    """
+    reader = 'spark.read.option("header", "true")' if kind == "csv" else "spark.read"
+    return f"{reader}.{kind}({literal(path)})"
 
 
 def as_json(result: SuggestionResult) -> str:
@@ -69,10 +94,10 @@ def as_table(result: SuggestionResult, width: int = 60) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def render(result: SuggestionResult, kind: str) -> str:
-    """`result` in one of `FORMATS`."""
+def render(result: SuggestionResult, kind: str, read: str | None = None) -> str:
+    """`result` in one of `FORMATS`; `read` as in `as_code`."""
     if kind == "code":
-        return as_code(result.suggestions)
+        return as_code(result.suggestions, read)
     if kind == "json":
         return as_json(result)
     if kind == "table":

@@ -1,4 +1,4 @@
-"""The suggestion rules of seed 001 §3.3: heuristics on one column's profile.
+"""The suggestion rules of Schelter et al., PVLDB 2018 (§3.3): heuristics on one column's profile.
 
 Each rule looks at a `ColumnProfile` and returns a `Suggestion` or None. Thresholds are fields, so
 a team can tune a rule without writing a new one.
@@ -16,6 +16,7 @@ from anomaly.analyzers.base import INTEGRAL_TYPES
 from anomaly.analyzers.data_type import BOOLEAN as BOOLEAN_REGEX
 from anomaly.analyzers.data_type import FRACTIONAL as FRACTIONAL_REGEX
 from anomaly.analyzers.data_type import INTEGRAL as INTEGRAL_REGEX
+from anomaly.checks.consistency_constraints import non_negative
 from anomaly.suggestion.profile import BOOLEAN, FRACTIONAL, INTEGRAL, STRING, ColumnProfile
 from anomaly.suggestion.sql import as_double, quoted, sql_text
 from anomaly.suggestion.suggestion import Suggestion, call
@@ -189,7 +190,7 @@ class NonNegative(Rule):
         return Suggestion(
             c, self.name, "is_non_negative", call("is_non_negative", c),
             f"numeric, smallest value {profile.minimum:g}",
-            Compliance(f"{c} is non-negative", f"{as_double(c)} >= 0"),
+            non_negative(c),
         )  # fmt: skip
 
 
@@ -269,7 +270,7 @@ def typed(text: str, spark_type: str) -> str | int | bool:
 
 
 def default_rules(table: str = "", model: ColumnNameModel | None = None) -> list[Rule]:
-    """The rules of seed §3.3, the unique rule consulting `model` for columns of `table`."""
+    """The rules of the PVLDB 2018 paper (§3.3); the unique rule consults `model` for `table`."""
     return [
         CompleteIfComplete(),
         RetainCompleteness(),

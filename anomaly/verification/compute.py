@@ -1,5 +1,5 @@
 """Computing a suite's metrics: from data (one runner call per grouping), merged with stored
-partition states, or from states alone (seed 000, scenarios 1-3)."""
+partition states, or from states alone (Schelter et al., ICDE 2019, scenarios 1-3)."""
 
 from __future__ import annotations
 

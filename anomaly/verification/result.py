@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from anomaly.analyzers.columns import quote
 from anomaly.checks import Check, CheckLevel, CheckStatus, ConstraintResult
 from anomaly.context import AnalyzerContext
-from anomaly.errors import VerificationFailed
+from anomaly.errors import AnalysisError, VerificationFailed
+from anomaly.verification.row_level import failed_names, row_rules, select_rules, with_verdicts
 from detectors import BudgetOutcome
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 ROW_COLUMNS = [
     "check", "level", "constraint", "predicate", "status", "message", "value", "lower", "upper",
@@ -79,6 +85,64 @@ class VerificationResult:
             ],
         }  # fmt: skip
         return json.dumps(payload, indent=indent)
+
+    def row_level(self, df: DataFrame) -> DataFrame:
+        """`df` plus one boolean column per row-level constraint, computed in one pass.
+
+        Row-level constraints: completeness, compliance (``satisfies``, ``satisfies_if``,
+        ``is_contained_in``, ``is_in_range``, ``is_non_negative``, ``is_positive``,
+        ``is_less_than``), ``has_pattern``, uniqueness (``is_unique``, ``has_uniqueness``,
+        a count over the key per group) and type (``has_consistent_type``). A column is named
+        after its constraint (``is_complete(id)``; ``... [check]`` when checks share a name).
+        Null means the row does not count for that constraint's metric: outside its ``where``,
+        a null key, a null value for the type. `df` is the data the suite ran on.
+        """
+        rules = row_rules(self.checks, reserved=df.columns)
+        return with_verdicts(df, rules, self.metrics)
+
+    def flag(
+        self,
+        df: DataFrame,
+        constraints: Sequence[str] | None = None,
+        column: str = "failed_constraints",
+    ) -> DataFrame:
+        """`df` plus `column`: an array naming the deciding row-level constraints each row
+        violates (empty when none). One pass; write it once, partitioned by whether `column`
+        is empty, to keep good and quarantined rows apart without a second pass.
+
+        Deciding by default: the row-level constraints every row must pass (``is_complete``,
+        ``is_unique``, ``satisfies`` with its default assertion...); a constraint that allows
+        a share of failing rows (``has_completeness(c, at_least(0.9))``) decides only when
+        named in `constraints` (verdict column names, as `row_level` names them).
+        """
+        from pyspark.sql import functions as F
+
+        if column in df.columns:
+            raise AnalysisError(f"flag: the data already has a column {column!r}; pass column=")
+        rules = select_rules(row_rules(self.checks, reserved=df.columns), constraints)
+        flagged = with_verdicts(df, rules, self.metrics).withColumn(column, failed_names(rules))
+        return flagged.select(*(F.col(quote(c)) for c in [*df.columns, column]))
+
+    def split(
+        self,
+        df: DataFrame,
+        constraints: Sequence[str] | None = None,
+        column: str = "failed_constraints",
+    ) -> tuple[DataFrame, DataFrame]:
+        """``(passed, failed)``: the rows of `df` that violate none of the deciding row-level
+        constraints, with `df`'s columns, and the rows that violate one, plus `column` naming
+        the constraints (see `flag`). The two add up to `df`; each is a pass over it.
+        """
+        from pyspark.sql import functions as F
+
+        flagged = self.flag(df, constraints, column)
+        passed = flagged.where(F.size(column) == 0).drop(column)
+        return passed, flagged.where(F.size(column) > 0)
+
+    @property
+    def checks(self) -> list[Check]:
+        """The checks of the run, in order."""
+        return [r.check for r in self.check_results]
 
     def raise_for_status(self, level: CheckLevel | str = CheckLevel.ERROR) -> None:
         """Raise `VerificationFailed` when the status is at least `level` (halts a pipeline)."""

@@ -100,7 +100,7 @@ class VerificationSuite:
         self, store: PartitionStates, partitions: Sequence[str] | None = None
     ) -> VerificationSuite:
         """Check the data merged with stored partitions (default: all others); checks made with
-        ``on="delta"`` see the new data alone (seed 000, scenario 1)."""
+        ``on="delta"`` see the new data alone (Schelter et al., ICDE 2019, scenario 1)."""
         self.states.sources = (store, partitions)
         return self
 
@@ -112,8 +112,9 @@ class VerificationSuite:
         return self
 
     def validate_partition(self, store: PartitionStates, partition: str) -> VerificationSuite:
-        """Validate-before-ingest (seed 000, Fig. 1): check the whole table with `partition`
-        replaced by the data, from states; store the new states only if no check is at ERROR."""
+        """Validate-before-ingest (Schelter et al., ICDE 2019, Fig. 1): check the whole table with
+        `partition` replaced by the data, from states; store the new states only if no check is
+        at ERROR."""
         self.states.sources = (store, [p for p in store.partitions() if p != partition])
         self.states.target = (store, partition, True, True)
         return self
@@ -121,7 +122,7 @@ class VerificationSuite:
     def on_states(
         self, store: PartitionStates, partitions: Sequence[str] | None = None
     ) -> VerificationSuite:
-        """Check a view made of stored partitions, from states alone (seed 000, scenario 3)."""
+        """A view made of stored partitions, from states alone (ICDE 2019 paper, scenario 3)."""
         self.states.view = (store, partitions)
         return self
 

@@ -246,4 +246,4 @@ def test_check_constraints_on_awkward_and_nested_names(spark: SparkSession, df: 
 
     check_all(range(len(CHECKS)), check, lambda i: CHECKS[i][0])
     assert "column 'a.zz' does not exist" in (rows[-1].message or "")
-    assert rows[5].predicate.startswith("Compliance(a.b is positive: COALESCE(`a.b`, 1) > 0)")
+    assert rows[5].predicate.startswith("Compliance(a.b is positive: `a.b` IS NULL OR TRY_CAST(")

@@ -52,7 +52,10 @@ from tests.anomaly.conftest import (
     reference,
 )
 
-NUMERIC = "numeric column (tinyint, smallint, int, bigint, float, double, decimal)"
+NUMERIC = (
+    "numeric column (tinyint, smallint, int, bigint, float, double, decimal) or text holding "
+    "numbers"
+)
 
 # Analyzers that cannot run on the schema or whose SQL does not resolve: no Spark job needed to
 # know. Each with the fragments its message must contain.
@@ -64,13 +67,9 @@ BEFORE_ANY_JOB: list[tuple[Analyzer[Any], list[str]]] = [
     (Histogram("missing"), ["'missing' does not exist"]),
     (CountDistinct(("s", "missing")), ["'missing' does not exist"]),
     (MutualInformation("missing", "s"), ["'missing' does not exist"]),
-    (Mean("s"), ["'s' has type string", f"Mean needs a {NUMERIC}"]),
-    (Sum("f"), ["'f' has type boolean", "numeric"]),
+    (Sum("f"), ["'f' has type boolean", f"Sum needs a {NUMERIC}"]),
     (Minimum("v"), ["'v' has type void", "numeric"]),
-    (StandardDeviation("s"), ["'s' has type string", "numeric"]),
-    (ApproxQuantile("s", 0.5), ["'s' has type string", "numeric"]),
-    (ApproxQuantiles("t", (0.5,)), ["'t' has type string", "numeric"]),
-    (Correlation("x", "s"), ["'s' has type string", "numeric"]),
+    (Correlation("x", "f"), ["'f' has type boolean", "numeric"]),
     (PatternMatch("i", "^1"), ["'i' has type int", "string"]),
     (Compliance("unknown column", "nosuch > 1"), ["invalid expression 'nosuch > 1'", "nosuch"]),
     (Compliance("syntax", "x >"), ["invalid expression 'x >'"]),

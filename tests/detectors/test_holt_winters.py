@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from detectors import HoltWinters, Status
-from detectors.holt_winters import one_step_forecasts
-from tests.detectors.data import WEEK, weekly
+from detectors.holt_winters import FORECASTS, one_step_forecasts
+from tests.detectors.data import WEEK, JavaRandom, weekly
 
 
 def test_recursion_matches_a_hand_computed_run() -> None:
@@ -112,7 +112,9 @@ def test_deequ_band_is_about_1_2_residual_sds_and_the_default() -> None:
     assert 0.9 < ratio < 1.5  # ~1.18 for normal residuals: far from a 95% band
     assert HoltWinters(7) == HoltWinters(7, None) == HoltWinters(period=7, deviation_factor=None)
     assert HoltWinters(7, 3.0) != HoltWinters(7)
-    assert repr(HoltWinters(7, 3.0)) == "HoltWinters(period=7, deviation_factor=3.0)"
+    assert repr(HoltWinters(7, 3.0)) == (
+        "HoltWinters(period=7, deviation_factor=3.0, forecast='one_step')"
+    )
 
 
 @pytest.mark.parametrize(
@@ -150,3 +152,71 @@ def test_deviation_factor_loads_from_config() -> None:
     from detectors import load_detector
 
     assert load_detector("HoltWinters", {"period": 7, "deviation_factor": 3}) == HoltWinters(7, 3)
+
+
+# Deequ's HoltWintersTest, with its data: java.util.Random(42) noise on a weekly profile, and two
+# monthly series with a yearly cycle (first four years of each).
+DEEQU_RNG = JavaRandom(42)
+TWO_WEEKS = [v + DEEQU_RNG.next_gaussian() for v in [1, 1, 1.2, 1.3, 1.5, 2.1, 1.9] * 2]
+MILK = [
+    589, 561, 640, 656, 727, 697, 640, 599, 568, 577, 553, 582,
+    600, 566, 653, 673, 742, 716, 660, 617, 583, 587, 565, 598,
+    628, 618, 688, 705, 770, 736, 678, 639, 604, 611, 594, 634,
+    658, 622, 709, 722, 782, 756, 702, 653, 615, 621, 602, 635,
+]  # fmt: skip
+CAR_SALES = [
+    6550, 8728, 12026, 14395, 14587, 13791, 9498, 8251, 7049, 9545, 9364, 8456,
+    7237, 9374, 11837, 13784, 15926, 13821, 11143, 7975, 7610, 10015, 12759, 8816,
+    10677, 10947, 15200, 17010, 20900, 16205, 12143, 8997, 5568, 11474, 12256, 10583,
+    10862, 10965, 14405, 20379, 20128, 17816, 12268, 8642, 7962, 13932, 15936, 12628,
+]  # fmt: skip
+END = 2**31 - 1  # Int.MaxValue
+DEEQU_CASES = [
+    # name, series, period, interval, Deequ's anomalies, ours with forecast="one_step"
+    ("no anomaly for normal errors", [*TWO_WEEKS, TWO_WEEKS[0]], 7, (14, 15), [], None),
+    ("an anomaly", [*TWO_WEEKS, 0.0], 7, (14, END), [14], None),
+    ("no anomalies on the repeated series", TWO_WEEKS * 2, 7, (26, END), [], None),
+    ("constant series", [1.0] * 21, 7, (14, END), [], None),
+    ("constant series, one error", [1.0] * 20 + [0.0], 7, (14, END), [20], None),
+    ("exact linear trend", [float(t) for t in range(48)], 7, (36, END), [], None),
+    ("exact trend and season",
+     [math.sin(2 * math.pi / 7 * t) + t for t in range(48)], 7, (36, END), [], None),
+    ("wrong training data", [0, 1, 1, 1, 1, 1, 1] * 2 + [1] * 7, 7, (14, 21), [14], None),
+    ("monthly milk, last year", MILK, 12, (36, 48), [36, 38, 39, 44, 45, 46, 47], [36, 40, 41]),
+    ("monthly car sales, last year", CAR_SALES, 12, (36, 48), [39, 41, 46], [39, 41]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "series", "period", "interval", "deequ", "one_step"),
+    DEEQU_CASES,
+    ids=[c[0] for c in DEEQU_CASES],
+)
+def test_deequs_cases(
+    name: str, series: list[float], period: int, interval: tuple[int, int], deequ: list[int],
+    one_step: list[int] | None,
+) -> None:  # fmt: skip
+    """``forecast="from_start"`` gives Deequ's anomalies on every case of its test suite (its
+    counts: 7 for milk, 3 for car sales); the default differs only on the twelve-point
+    intervals, where it forecasts each month from the months before it, not from the start."""
+    deequ_way = HoltWinters(period, forecast="from_start").detect(series, interval)
+    assert [a.index for a in deequ_way] == deequ
+    ours = [a.index for a in HoltWinters(period).detect(series, interval)]
+    assert ours == (deequ if one_step is None else one_step)
+
+
+def test_the_repeated_series_from_its_first_repetition() -> None:
+    """The repeated series judged over its whole second half, with only the first half as
+    history: Deequ's way and ours both flag two days. The history cannot tell that the series
+    repeats with a two-week cycle (its noise does), and a weekly model sees weeks 1 and 2
+    differ by up to 2.5; Deequ's own case judges only the last two days (26, 27), after 26
+    days of history, and neither flags anything there (above)."""
+    series = TWO_WEEKS * 2
+    for forecast in FORECASTS:
+        found = HoltWinters(7, forecast=forecast).detect(series, (14, 28))
+        assert [a.index for a in found] == [21, 23], forecast
+
+
+def test_bad_forecast() -> None:
+    with pytest.raises(ValueError, match=r"^forecast must be one of \['one_step', 'from_start'\]"):
+        HoltWinters(7, forecast="multi")

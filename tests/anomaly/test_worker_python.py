@@ -1,0 +1,92 @@
+"""Python workers of local sessions run on the driver's interpreter (a non-activated venv).
+
+cron and systemd run ``/opt/venv/bin/<script>`` with a bare PATH: Spark's default worker Python
+(``python3`` from the PATH) is then another interpreter without the environment's packages, and
+the per-group fan-out (``applyInPandas``) fails with ``ModuleNotFoundError``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A user's nightly job, installed only in the application's venv: its detector class lives in
+# this package, so a worker must run on the venv's Python to unpickle it.
+JOB = '''
+"""Nightly job: per-group detection fanned out over Spark."""
+from dataclasses import dataclass
+
+from anomaly import build_session
+from detectors import SimpleThreshold, detect_frame
+
+
+@dataclass(frozen=True)
+class Ceiling(SimpleThreshold):
+    """A team's own detector (importable only where this package is installed)."""
+
+
+def main() -> int:
+    spark = build_session(master="local[1]", conf={"spark.sql.shuffle.partitions": "1"})
+    rows = [(g, f"2024-01-0{d}", float(v)) for g, v0 in (("a", 1), ("b", 20))
+            for d, v in enumerate([v0, v0, v0 * 3], start=1)]
+    frame = spark.createDataFrame(rows, "board string, day string, value double")
+    frame = frame.selectExpr("board", "to_timestamp(day) AS timestamp", "value")
+    found = detect_frame(frame, Ceiling(upper_bound=10.0), by="board").collect()
+    print("anomalies:", sorted((r.board, r.value) for r in found))
+    return 0
+'''
+
+
+def make_venv(path: Path, *options: str) -> Path:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", *options, str(path)], check=True)
+    return path / "bin"
+
+
+def install(venv: Path, package: str, source: str, script: str) -> Path:
+    """The package into the venv's site-packages and its console script into its bin, as an
+    installer lays them out (no build tools needed)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = venv / "lib" / version / "site-packages"
+    (site / f"{package}.py").write_text(source)
+    entry = venv / "bin" / script
+    entry.write_text(
+        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom {package} import main\nsys.exit(main())\n"
+    )
+    entry.chmod(0o755)
+    return entry
+
+
+@pytest.mark.slow
+def test_console_script_of_a_non_activated_venv(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    make_venv(app, "--system-site-packages")
+    # What PATH's python3 is under cron on many hosts: an interpreter without pandas/pyspark.
+    bare = make_venv(tmp_path / "bare")
+    script = install(app, "nightly_checks", JOB, "nightly-checks")
+    java = Path(os.environ.get("JAVA_HOME", "")) / "bin"
+    env = {
+        "PATH": os.pathsep.join([str(bare), str(java), "/usr/bin", "/bin"]),
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),  # this worktree's code, not the installed copy
+        "LANG": "C.UTF-8",
+    }
+    done = subprocess.run(
+        [str(script)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "anomalies: [('b', 20.0), ('b', 20.0), ('b', 60.0)]" in done.stdout, done.stdout
+
+
+def test_the_bare_interpreter_really_lacks_the_packages(tmp_path: Path) -> None:
+    """The premise of the test above: PATH's python3 there cannot run a pandas worker."""
+    bare = make_venv(tmp_path / "bare")
+    probe = subprocess.run(
+        [str(bare / "python3"), "-c", "import pandas"], capture_output=True, text=True
+    )
+    assert probe.returncode != 0 and "No module named 'pandas'" in probe.stderr
