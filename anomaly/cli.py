@@ -126,7 +126,9 @@ def _config_and_scans(parser: argparse.ArgumentParser) -> None:
 def _repository(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
-    where.add_argument("-r", "--repository", metavar="PATH", help="a DuckDB repository file")
+    where.add_argument("-r", "--repository", metavar="PATH_OR_URL",
+                       help="a DuckDB repository file, or a postgresql://USER@HOST:PORT/DB URL "
+                       "(the password from PGPASSWORD or ~/.pgpass)")  # fmt: skip
     parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
     parser.add_argument("--tag", action="append", metavar="NAME=VALUE",
                         help="only runs with this tag (repeatable)")  # fmt: skip

@@ -1,13 +1,18 @@
-"""Benchmark of the DuckDB metrics repository against naive stores, measured in one run.
+"""Benchmark of the metrics repository, DuckDB file and PostgreSQL side by side, against naive
+stores, measured in one run.
 
 History of 10M points: 1,000 metrics x 100 groups x 100 daily runs, saved through
-``MetricsRepository.save`` one run (100k points) at a time. Then:
+``MetricsRepository.save`` one run (100k points) at a time, into a DuckDB file and into a
+PostgreSQL database (a throwaway local server, ``TemporaryCluster``, with initdb's default
+settings: durable commits, 128 MB of shared buffers). Then, on each:
 
 * ``history()`` of one series and ``latest()`` of all 100 groups of one metric, each per operation
-  (the file is attached and released every call, the default) and inside ``session()``, before
-  and after ``compact()`` (and the file size before and after it);
-* ``history()`` per operation while two other processes read in a loop (readers share the file);
-* saving a new 10k-point run into the 10M-point file, and re-saving it (replace);
+  (the default: the DuckDB file is attached and released every call, a PostgreSQL connection taken
+  from the pool) and, on DuckDB, inside ``session()``; before and after ``compact()`` (and the
+  size on disk before and after it). PostgreSQL's tables are ``ANALYZE``-d after the build, as
+  autovacuum would do within a minute;
+* ``history()`` per operation while two other processes read in a loop;
+* saving a new 10k-point run into the 10M-point history, and re-saving it (replace);
 * the state store replacing 8 partitions of 16 MiB states at once, and reading them back.
 
 Baselines, in the same run: row-by-row ``executemany`` into a flat DuckDB table (the 10k-point
@@ -15,8 +20,10 @@ run), and Deequ's ``FileSystemMetricsRepository`` approach: one JSON file holdin
 history, read in full for a query and rewritten in full on every save (at 1/10 scale: a 10M-point
 JSON history does not fit the machine's time budget; its cost grows linearly with the history).
 
-Usage: ``python3 bench/repository.py [--metrics 1000 --groups 100 --days 100]``; writes
-``bench/results/repository.json``.
+Usage: ``python3 bench/repository.py [--metrics 1000 --groups 100 --days 100]
+[--backends duckdb,postgresql]``; writes ``bench/results/repository.json``. PostgreSQL needs the
+server binaries (Debian: ``apt-get install postgresql``); it runs as the ``postgres`` user when
+started as root.
 """
 
 from __future__ import annotations
@@ -31,64 +38,33 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import numpy as np
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from repository import AnalyzerState, MetricRecord, MetricsRepository, ResultKey
+from repository_common import (
+    DAY0,
+    SERVER_CPU,
+    TAGS,
+    executemany_baseline,
+    json_baseline,
+    run_records,
+    summary,
+    timed,
+)
 
-DAY0 = datetime(2024, 1, 1, tzinfo=UTC)
-TAGS = {"dataset": "orders", "env": "prod"}
+from repository import AnalyzerState, MetricsRepository, ResultKey
+from repository.backends.postgres.cluster import TemporaryCluster
+
 RESULTS = Path(__file__).resolve().parent / "results" / "repository.json"
-
-
-def run_records(metrics: int, groups: int, seed: int) -> list[MetricRecord]:
-    values = np.random.default_rng(seed).normal(100.0, 10.0, metrics * groups).tolist()
-    return [
-        MetricRecord(
-            "Column",
-            f"c{m}",
-            "Mean",
-            f"Mean(c{m})",
-            values[m * groups + g],
-            {"segment": f"s{g:03d}"},
-        )
-        for m in range(metrics)
-        for g in range(groups)
-    ]
-
-
-CPU_MS: list[float] = []  # CPU times of the calls timed last, read by summary()
-
-
-def timed(action: Callable[[], object], repeat: int) -> list[float]:
-    """Wall times in milliseconds of ``repeat`` calls (their CPU times go to ``CPU_MS``)."""
-    times = []
-    CPU_MS.clear()
-    for _ in range(repeat):
-        start, cpu = time.perf_counter(), time.process_time()
-        action()
-        times.append((time.perf_counter() - start) * 1000)
-        CPU_MS.append((time.process_time() - cpu) * 1000)
-    return times
-
-
-def summary(times: list[float]) -> dict[str, float]:
-    """Median and p90 wall time, and the median CPU time of this process (all its threads): on a
-    busy machine the CPU time is the better guess of the wall time on an idle one."""
-    ordered = sorted(times)
-    return {
-        "median_ms": round(statistics.median(ordered), 2),
-        "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 2),
-        "cpu_median_ms": round(statistics.median(CPU_MS), 2),
-        "n": len(ordered),
-    }
+BACKENDS = ("duckdb", "postgresql")
 
 
 def build(repo: MetricsRepository, metrics: int, groups: int, days: int) -> dict[str, float]:
@@ -109,7 +85,9 @@ def build(repo: MetricsRepository, metrics: int, groups: int, days: int) -> dict
     }
 
 
-def reads(repo: MetricsRepository, metrics: int, groups: int) -> dict[str, dict[str, float]]:
+def reads(
+    repo: MetricsRepository, metrics: int, groups: int, session: bool
+) -> dict[str, dict[str, float]]:
     rng = random.Random(7)
     series = [
         (f"Mean(c{rng.randrange(metrics)})", {"segment": f"s{rng.randrange(groups):03d}"})
@@ -129,9 +107,10 @@ def reads(repo: MetricsRepository, metrics: int, groups: int) -> dict[str, dict[
         "history_per_operation": summary(timed(history, 40)),
         "latest_all_groups_per_operation": summary(timed(latest, 20)),
     }
-    with repo.session():
-        out["history_in_session"] = summary(timed(history, 40))
-        out["latest_all_groups_in_session"] = summary(timed(latest, 20))
+    if session:  # on PostgreSQL a session changes nothing
+        with repo.session():
+            out["history_in_session"] = summary(timed(history, 40))
+            out["latest_all_groups_in_session"] = summary(timed(latest, 20))
     return out
 
 
@@ -197,6 +176,7 @@ def concurrent_reads(repo: MetricsRepository, folder: Path, groups: int) -> dict
     out["other_readers_reads_per_second"] = [round(results.get(timeout=120), 1) for _ in others]
     for process in others:
         process.join(timeout=60)
+    stop.unlink()
     return out
 
 
@@ -223,102 +203,60 @@ def states(repo: MetricsRepository) -> dict[str, float]:
     }
 
 
-def executemany_baseline(folder: Path) -> dict[str, float]:
-    """One 10k-point run inserted row by row into a flat table in one transaction."""
-    con = duckdb.connect(str(folder / "flat.duckdb"))
-    con.execute(
-        "CREATE TABLE metrics (ts TIMESTAMPTZ, tags VARCHAR, metric_id VARCHAR, "
-        "entity VARCHAR, instance VARCHAR, name VARCHAR, grp VARCHAR, value DOUBLE, "
-        "error VARCHAR)"
-    )
-    rows = [
-        (
-            DAY0,
-            json.dumps(TAGS),
-            r.metric_id,
-            r.entity,
-            r.instance,
-            r.name,
-            json.dumps(dict(r.group)),
-            r.value,
-            r.error,
-        )
-        for r in run_records(100, 100, 1)
-    ]
-
-    def insert() -> None:
-        con.execute("BEGIN")
-        con.executemany("INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        con.execute("COMMIT")
-
-    times = timed(insert, 2)
-    con.close()
-    return {
-        "save_10k_ms": round(statistics.median(times), 1),
-        "points_per_second": round(10_000 / (statistics.median(times) / 1000)),
-    }
+@contextmanager
+def duckdb_store(folder: Path) -> Iterator[tuple[str, Callable[[], float]]]:
+    """A DuckDB repository file, and its size in MB."""
+    path = folder / "metrics.duckdb"
+    yield str(path), lambda: round(path.stat().st_size / 1e6)
 
 
-def json_baseline(folder: Path, metrics: int, groups: int, days: int) -> dict[str, float]:
-    """Deequ-style: the whole history in one JSON file, read for queries, rewritten on save."""
-    path = folder / "metrics.json"
-    history = [
-        {
-            "resultKey": {
-                "dataSetDate": int((DAY0 + timedelta(days=d)).timestamp() * 1000),
-                "tags": TAGS,
-            },
-            "analyzerContext": {
-                "metricMap": [
-                    {
-                        "metric_id": r.metric_id,
-                        "entity": r.entity,
-                        "instance": r.instance,
-                        "name": r.name,
-                        "group": dict(r.group),
-                        "value": r.value,
-                    }
-                    for r in run_records(metrics, groups, d)
-                ]
-            },
-        }
-        for d in range(days)
-    ]
-    path.write_text(json.dumps(history))
-    history.clear()
-    new_run = run_records(100, 100, 5)
+@contextmanager
+def postgres_store() -> Iterator[tuple[str, Callable[[], float]]]:
+    """A database on a throwaway local server, and its size in MB (timings count the server's
+    CPU time too)."""
+    with TemporaryCluster() as cluster:
+        cluster.create_database("metrics")
+        os.environ["PGPASSWORD"] = cluster.password  # inherited by the reader processes
+        url = cluster.url("metrics")
+        SERVER_CPU.append(cluster.cpu_seconds)
 
-    def save() -> None:
-        stored = json.loads(path.read_text())
-        stored.append(
-            {
-                "resultKey": {"dataSetDate": 0, "tags": TAGS},
-                "analyzerContext": {
-                    "metricMap": [
-                        {"metric_id": r.metric_id, "value": r.value, "group": dict(r.group)}
-                        for r in new_run
-                    ]
-                },
-            }
-        )
-        path.write_text(json.dumps(stored))
+        def size() -> float:
+            with psycopg.connect(url) as connection:
+                rows = connection.execute("SELECT pg_database_size(current_database())")
+                return round(int(rows.fetchall()[0][0]) / 1e6)
 
-    def load_series() -> None:
-        stored = json.loads(path.read_text())
-        series = [
-            (run["resultKey"]["dataSetDate"], m["value"])
-            for run in stored
-            for m in run["analyzerContext"]["metricMap"]
-            if m["metric_id"] == "Mean(c1)" and m["group"] == {"segment": "s001"}
-        ]
-        assert series
+        try:
+            yield url, size
+        finally:
+            SERVER_CPU.clear()
 
-    return {
-        "points": metrics * groups * days,
-        "bytes": path.stat().st_size,
-        "history_ms": round(statistics.median(timed(load_series, 3)), 1),
-        "save_10k_ms": round(statistics.median(timed(save, 3)), 1),
-    }
+
+def measure(
+    backend: str, location: str, size: Callable[[], float], folder: Path, args: Any
+) -> dict[str, Any]:
+    """Every measurement on one backend."""
+    repo = MetricsRepository(location)
+    print(f"{backend}: building {args.metrics * args.groups * args.days:,} points ...", flush=True)
+    result: dict[str, Any] = {"insert": build(repo, args.metrics, args.groups, args.days)}
+    if backend == "postgresql":
+        with psycopg.connect(location, autocommit=True) as connection:
+            connection.execute("ANALYZE")
+    result["mb_before_compact"] = size()
+    session = backend == "duckdb"
+    result["reads_before_compact"] = reads(repo, args.metrics, args.groups, session)
+    start = time.perf_counter()
+    repo.compact()
+    result["compact_seconds"] = round(time.perf_counter() - start, 2)
+    result["mb_after_compact"] = size()
+    result["reads_after_compact"] = reads(repo, args.metrics, args.groups, session)
+    result["reads_beside_two_reader_processes"] = concurrent_reads(repo, folder, args.groups)
+    if backend == "duckdb":
+        result["reads_beside_a_read_session"] = read_beside_session(repo, args.groups)
+    result["saves"] = saves(repo, args.days)
+    result["mb"] = size()
+    result["state_store"] = states(repo)
+    repo.close()
+    return result
 
 
 def main() -> None:
@@ -326,26 +264,17 @@ def main() -> None:
     parser.add_argument("--metrics", type=int, default=1000)
     parser.add_argument("--groups", type=int, default=100)
     parser.add_argument("--days", type=int, default=100)
+    parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
     load_before = os.getloadavg()
+    result: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        repo = MetricsRepository(folder / "metrics.duckdb")
-        print(f"building {args.metrics * args.groups * args.days:,} points ...", flush=True)
-        result: dict[str, object] = {"insert": build(repo, args.metrics, args.groups, args.days)}
-        result["file_mb_before_compact"] = round((folder / "metrics.duckdb").stat().st_size / 1e6)
-        result["reads_before_compact"] = reads(repo, args.metrics, args.groups)
-        start = time.perf_counter()
-        repo.compact()
-        result["compact_seconds"] = round(time.perf_counter() - start, 2)
-        result["file_mb_after_compact"] = round((folder / "metrics.duckdb").stat().st_size / 1e6)
-        result["reads_after_compact"] = reads(repo, args.metrics, args.groups)
-        result["reads_beside_two_reader_processes"] = concurrent_reads(repo, folder, args.groups)
-        result["reads_beside_a_read_session"] = read_beside_session(repo, args.groups)
-        result["saves"] = saves(repo, args.days)
-        result["file_mb"] = round((folder / "metrics.duckdb").stat().st_size / 1e6)
-        result["state_store"] = states(repo)
+        for backend in args.backends.split(","):
+            store = duckdb_store(folder) if backend == "duckdb" else postgres_store()
+            with store as (location, size):
+                result[backend] = measure(backend, location, size, folder, args)
         print("baselines ...", flush=True)
         result["baseline_executemany"] = executemany_baseline(folder)
         json_days = max(1, args.days // 10)
@@ -354,6 +283,7 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "duckdb": duckdb.__version__,
+        "psycopg": psycopg.__version__,
         "load_average_before": [round(x, 1) for x in load_before],
         "load_average_after": [round(x, 1) for x in os.getloadavg()],
     }
@@ -365,49 +295,57 @@ def main() -> None:
 
 
 def print_table(r: dict[str, Any]) -> None:
-    before, after, saves_ = r["reads_before_compact"], r["reads_after_compact"], r["saves"]
+    backends = [b for b in BACKENDS if b in r]
     naive, deequ = r["baseline_executemany"], r["baseline_deequ_json"]
-    json_at = f"Deequ JSON, {deequ['points'] / 1e6:g}M points"
-    rows: list[tuple[str, dict[str, float], float | None, str, float | None]] = [
-        ("history, per op", before["history_per_operation"], deequ["history_ms"], json_at, 20),
-        ("  after compact()", after["history_per_operation"], None, "", 20),
-        ("history, in session", before["history_in_session"], None, "", 20),
-        ("  after compact()", after["history_in_session"], None, "", 20),
-        ("latest, 100 groups, per op", before["latest_all_groups_per_operation"],
-         deequ["history_ms"], json_at, None),
-        ("  after compact()", after["latest_all_groups_per_operation"], None, "", None),
-        ("save 10k-point run", saves_["save_10k_new_run"], naive["save_10k_ms"], "executemany",
+    json_at = f"Deequ JSON {deequ['points'] / 1e6:g}M"
+    rows: list[tuple[str, str, str, float | None, str, float | None]] = [
+        ("history, per op", "reads_before_compact", "history_per_operation",
+         deequ["history_ms"], json_at, 20),
+        ("  after compact()", "reads_after_compact", "history_per_operation", None, "", 20),
+        ("history, in session", "reads_before_compact", "history_in_session", None, "", 20),
+        ("  after compact()", "reads_after_compact", "history_in_session", None, "", 20),
+        ("latest, 100 groups, per op", "reads_before_compact",
+         "latest_all_groups_per_operation", deequ["history_ms"], json_at, None),
+        ("  after compact()", "reads_after_compact", "latest_all_groups_per_operation",
+         None, "", None),
+        ("save 10k-point run", "saves", "save_10k_new_run", naive["save_10k_ms"],
+         "executemany", 200),
+        ("  same vs JSON rewrite", "saves", "save_10k_new_run", deequ["save_10k_ms"], json_at,
          200),
-        ("  same vs JSON rewrite", saves_["save_10k_new_run"], deequ["save_10k_ms"], json_at, 200),
-        ("re-save 10k-point run", saves_["save_10k_replace_run"], None, "", 200),
+        ("re-save 10k-point run", "saves", "save_10k_replace_run", None, "", 200),
     ]  # fmt: skip
-    print(f"\n{'ms':28} {'ours':>8} {'cpu':>8} {'naive':>9} {'x':>6}  {'naive is':28} target")
-    for name, ours, other, what, target in rows:
-        ratio = f"{other / ours['median_ms']:.0f}x" if other else ""
-        met = "" if target is None else ("ok" if ours["median_ms"] < target else "MISSED")
+    heads = "".join(f" {b[:10]:>10} {'cpu':>6} {'x':>5}" for b in backends)
+    print(f"\n{'ms, median':27}{heads} {'naive':>9}  {'naive is':19} target")
+    for name, section, measure_, other, what, target in rows:
+        cells, met = "", []
+        for backend in backends:
+            ours = r[backend][section].get(measure_)
+            if ours is None:
+                cells += f" {'-':>10} {'':>6} {'':>5}"
+                continue
+            ratio = f"{other / ours['median_ms']:.0f}x" if other else ""
+            cells += f" {ours['median_ms']:>10} {ours['cpu_median_ms']:>6} {ratio:>5}"
+            met.append("ok" if target is None or ours["median_ms"] < target else "MISSED")
+        goal = f"< {target} {'/'.join(met)}" if target else ""
+        print(f"{name:27}{cells} {other or '':>9}  {what:19} {goal}")
+    print(f"\nexecutemany: {naive['points_per_second']:,} points/s")
+    for backend in backends:
+        b = r[backend]
+        beside = b["reads_beside_two_reader_processes"]
         print(
-            f"{name:28} {ours['median_ms']:>8} {ours['cpu_median_ms']:>8} {other or '':>9} "
-            f"{ratio:>6}  {what:28} {'< ' + str(target) if target else ''} {met}"
+            f"{backend}: insert through save() {b['insert']['points_per_second']:,} points/s; "
+            f"history per op beside two reader processes: median "
+            f"{beside['history_per_operation']['median_ms']} ms, p90 "
+            f"{beside['history_per_operation']['p90_ms']} ms, they read "
+            f"{beside['other_readers_reads_per_second']} times/s; compact() "
+            f"{b['compact_seconds']} s, {b['mb_before_compact']} MB -> {b['mb_after_compact']} MB "
+            f"({b['mb']} MB after the saves); state store {b['state_store']}"
         )
-    speed = r["insert"]["points_per_second"]
-    print(
-        f"\ninsert through save(): {speed:,} points/s; executemany: "
-        f"{naive['points_per_second']:,} points/s ({speed / naive['points_per_second']:.0f}x)"
-    )
-    beside = r["reads_beside_two_reader_processes"]
-    print(
-        f"history, per op, beside two reader processes: {beside['history_per_operation']}; "
-        f"they read {beside['other_readers_reads_per_second']} times/s"
-    )
-    print(
-        "5 history() calls while another process has a read session: "
-        f"{r['reads_beside_a_read_session']}"
-    )
-    print(
-        f"compact(): {r['compact_seconds']} s; file {r['file_mb_before_compact']} MB before, "
-        f"{r['file_mb_after_compact']} MB after ({r['file_mb']} MB after the save benchmark); "
-        f"state store: {r['state_store']}"
-    )
+        if "reads_beside_a_read_session" in b:
+            print(
+                f"{backend}: 5 history() calls while another process has a read session: "
+                f"{b['reads_beside_a_read_session']}"
+            )
     print(
         f"load average before/after: {r['machine']['load_average_before']} / "
         f"{r['machine']['load_average_after']} on {r['machine']['cpus']} CPUs"

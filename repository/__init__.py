@@ -1,7 +1,9 @@
-"""The DuckDB metrics repository: metric history per dataset, tags and group.
+"""The metrics repository: metric history per dataset, tags and group, in a DuckDB file or a
+PostgreSQL database (``backends``).
 
-See ``docs/repository.md`` for the schema, the SQL views, the concurrency model, retention and
-Parquet export. This package imports neither Spark nor ``anomaly``/``detectors``.
+See ``docs/repository.md`` for the schema, the SQL views, the backends and their concurrency
+model, retention and Parquet export. This package imports neither Spark nor
+``anomaly``/``detectors``.
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ from repository.errors import (
     CorruptRepositoryError,
     MigrationError,
     NotARepositoryError,
+    RepositoryAuthenticationError,
     RepositoryError,
     RepositoryLockedError,
     RepositoryOpenError,
+    RepositoryUnavailableError,
+    RepositoryURLError,
     SchemaVersionError,
+    UnstorableValueError,
 )
 from repository.keys import DATASET_TAG, ResultKey
 from repository.metrics_repository import MetricsRepository
@@ -42,12 +48,16 @@ __all__ = [
     "MetricsRepository",
     "MigrationError",
     "NotARepositoryError",
+    "RepositoryAuthenticationError",
     "RepositoryError",
     "RepositoryLockedError",
     "RepositoryOpenError",
+    "RepositoryURLError",
+    "RepositoryUnavailableError",
     "ResultKey",
     "RunResult",
     "ScanLog",
     "SchemaVersionError",
     "StateStore",
+    "UnstorableValueError",
 ]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from repository.connection import Connector
+from repository.backends.base import Backend, Cursor
 from repository.filters import Where
 from repository.keys import (
     HasMetricId,
@@ -32,7 +32,6 @@ from repository.keys import (
     metric_id_of,
     to_epoch_ms,
 )
-from repository.results import Cursor, first_row
 
 INCIDENT, EXPECTED, EXCLUDED = "incident", "expected", "excluded"
 ANNOTATION_KINDS = (INCIDENT, EXPECTED, EXCLUDED)
@@ -127,12 +126,11 @@ def covered_by(
                       AND rt.tag = t.tag AND rt.value = t.value)))"""
 
 
-def add_annotation(connector: Connector, annotation: Annotation) -> int:
+def add_annotation(connector: Backend, annotation: Annotation) -> int:
     """Store ``annotation`` (its id and creation time are assigned); returns the new id."""
     group_key = None if annotation.group is None else canonical_key(annotation.group)
     with connector.transaction() as cur:
-        row = first_row(
-            cur,
+        row = cur.first(
             "INSERT INTO annotations (annotation_id, kind, start_ts, end_ts, metric_id, "
             "group_key, note) VALUES (nextval('annotation_id_seq'), ?, ?, ?, ?, ?, ?) "
             "RETURNING annotation_id",
@@ -161,7 +159,7 @@ def add_annotation(connector: Connector, annotation: Annotation) -> int:
 
 
 def load_annotations(
-    connector: Connector,
+    connector: Backend,
     *,
     kinds: Sequence[str] | None = None,
     metric: str | HasMetricId | None = None,
@@ -179,7 +177,8 @@ def load_annotations(
         Annotation(kind, 0)  # refuses an unknown kind with the usual message
     if after is not None and before is not None and to_epoch_ms(after) > to_epoch_ms(before):
         raise ValueError(f"after ({after!r}) is later than before ({before!r}): the range is empty")
-    where = Where().within("a.kind", kinds)
+    d = connector.dialect
+    where = Where(d).within("a.kind", kinds)
     if metric is not None:
         where.add("(a.metric_id IS NULL OR a.metric_id = ?)", metric_id_of(metric))
     if group is not None:
@@ -197,9 +196,9 @@ def load_annotations(
     where.time_range("a.end_ts", after, None).time_range("a.start_ts", None, before)
     with connector.cursor() as cur:
         rows = cur.execute(
-            "SELECT annotation_id, kind, epoch_ms(start_ts), epoch_ms(end_ts), metric_id, "
-            f"group_key, note, epoch_ms(created_at) FROM annotations a WHERE {where.sql} "
-            "ORDER BY start_ts, annotation_id",
+            f"SELECT annotation_id, kind, {d.epoch_ms('start_ts')}, {d.epoch_ms('end_ts')}, "
+            f"metric_id, group_key, note, {d.epoch_ms('created_at')} FROM annotations a "
+            f"WHERE {where.sql} ORDER BY start_ts, annotation_id",
             where.params,
         ).fetchall()
         ids = [int(r[0]) for r in rows]
@@ -227,7 +226,8 @@ def _pairs(cur: Cursor, table: str, name: str, ids: list[int]) -> dict[int, dict
     found: dict[int, dict[str, Any]] = {}
     rows = cur.execute(
         f"SELECT annotation_id, {name}, value FROM {table} "
-        "WHERE list_contains(?::BIGINT[], annotation_id) ORDER BY annotation_id, 2",
+        f"WHERE {cur.dialect.member('annotation_id', 'BIGINT', len(ids))} "
+        "ORDER BY annotation_id, 2",
         [ids],
     ).fetchall()
     for annotation_id, key, value in rows:
@@ -235,17 +235,13 @@ def _pairs(cur: Cursor, table: str, name: str, ids: list[int]) -> dict[int, dict
     return found
 
 
-def delete_annotations(connector: Connector, ids: int | Iterable[int]) -> int:
+def delete_annotations(connector: Backend, ids: int | Iterable[int]) -> int:
     """Delete the annotations with these ids; returns how many existed."""
     wanted = [ids] if isinstance(ids, int) else list(ids)
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in wanted):
         raise TypeError(f"annotation ids must be integers, got {wanted!r}")
+    listed = connector.dialect.member("annotation_id", "BIGINT", len(wanted))
     with connector.transaction() as cur:
         for table in ("annotation_tags", "annotation_groups"):
-            cur.execute(
-                f"DELETE FROM {table} WHERE list_contains(?::BIGINT[], annotation_id)", [wanted]
-            )
-        row = first_row(
-            cur, "DELETE FROM annotations WHERE list_contains(?::BIGINT[], annotation_id)", [wanted]
-        )
-    return int(row[0]) if row else 0
+            cur.execute(f"DELETE FROM {table} WHERE {listed}", [wanted])
+        return cur.changed(f"DELETE FROM annotations WHERE {listed}", [wanted])

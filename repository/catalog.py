@@ -6,11 +6,10 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from repository.connection import Connector
+from repository.backends.base import Backend
 from repository.filters import Where
 from repository.frames import group_values, utc
 from repository.keys import HasMetricId, check_tags, metric_id_of
-from repository.results import fetch_arrow
 
 METRIC_COLUMNS = (
     "metric_id",
@@ -25,7 +24,7 @@ METRIC_COLUMNS = (
 )
 
 
-def tag_values(connector: Connector, tag: str) -> list[str]:
+def tag_values(connector: Backend, tag: str) -> list[str]:
     """The distinct values of one tag over all runs, sorted."""
     with connector.cursor() as cur:
         rows = cur.execute(
@@ -34,10 +33,10 @@ def tag_values(connector: Connector, tag: str) -> list[str]:
     return [value for (value,) in rows]
 
 
-def list_metrics(connector: Connector, tags: Mapping[str, str] | None = None) -> pd.DataFrame:
+def list_metrics(connector: Backend, tags: Mapping[str, str] | None = None) -> pd.DataFrame:
     """One row per metric (id, entity, instance, name) with its number of groups, points,
     failures and the first and last run time (UTC)."""
-    where = Where().tags("r.run_id", None if tags is None else check_tags(tags))
+    where = Where(connector.dialect).tags("r.run_id", None if tags is None else check_tags(tags))
     sql = f"""
         SELECT s.metric_id, s.entity, s.instance, s.name, count(DISTINCT s.group_id) AS groups,
                count(*) FILTER (WHERE p.error IS NULL) AS points,
@@ -45,22 +44,23 @@ def list_metrics(connector: Connector, tags: Mapping[str, str] | None = None) ->
                min(r.ts) AS first, max(r.ts) AS last
         FROM points p JOIN runs r ON r.run_id = p.run_id JOIN series s ON s.series_id = p.series_id
         WHERE {where.sql}
-        GROUP BY ALL ORDER BY ALL"""
+        GROUP BY s.metric_id, s.entity, s.instance, s.name
+        ORDER BY s.metric_id, s.entity, s.instance, s.name"""
     with connector.cursor() as cur:
-        frame = fetch_arrow(cur, sql, where.params).to_pandas()
+        frame = cur.arrow(sql, where.params).to_pandas()
     for column in ("first", "last"):
         frame[column] = utc(frame[column])
     return frame[list(METRIC_COLUMNS)]
 
 
 def list_groups(
-    connector: Connector,
+    connector: Backend,
     metric: str | HasMetricId | None = None,
     tags: Mapping[str, str] | None = None,
 ) -> list[dict[str, str | None]]:
     """The distinct groups (column -> value; ``{}`` is the whole dataset) of one metric or all,
     ready to pass to ``history(group=...)`` or ``latest(groups=...)``."""
-    where = Where()
+    where = Where(connector.dialect)
     if metric is not None:
         where.add("s.metric_id = ?", metric_id_of(metric))
     source = "series s"
@@ -71,9 +71,9 @@ def list_groups(
             "points p JOIN runs r ON r.run_id = p.run_id JOIN series s ON s.series_id = p.series_id"
         )
     sql = (
-        f"SELECT DISTINCT s.group_id, k.group_key FROM {source} "
+        f"SELECT s.group_id, k.group_key FROM {source} "
         f"JOIN group_keys k ON k.group_id = s.group_id WHERE {where.sql} "
-        "ORDER BY k.group_key <> '[]', k.group_key"
+        "GROUP BY s.group_id, k.group_key ORDER BY k.group_key <> '[]', k.group_key"
     )
     with connector.cursor() as cur:
         ids = [group_id for group_id, _ in cur.execute(sql, where.params).fetchall()]

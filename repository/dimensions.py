@@ -7,13 +7,12 @@ so two writers never create the same run or group twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
+from repository.backends.base import Cursor
 from repository.keys import ResultKey, canonical_key, check_group
-from repository.results import Cursor
 
 UTC_MS = pa.timestamp("ms", tz="UTC")
 
@@ -54,29 +53,18 @@ def rows_to_table(
     return pa.table({n: pa.array(c, t) for n, c, t in zip(names, columns, types, strict=True)})
 
 
-@contextmanager
-def registered(cur: Cursor, **tables: pa.Table) -> Iterator[None]:
-    """Expose Arrow tables to SQL under the given names for the duration of the block."""
-    for name, table in tables.items():
-        cur.register(name, table)
-    try:
-        yield
-    finally:
-        for name in tables:
-            cur.unregister(name)
-
-
 def ensure_runs(cur: Cursor, keys: Sequence[ResultKey]) -> list[tuple[int, bool]]:
     """``(run_id, existed)`` of each of the distinct ``keys``, creating the missing runs."""
     # Lists travel as bound parameters: cheaper than registering an Arrow table for a few rows.
     # Inserting first saves the lookup in the common case of a new run.
+    d = cur.dialect
     rows = cur.execute(
         "INSERT INTO runs (run_id, ts, tags_key, dataset) "
-        "SELECT nextval('run_id_seq'), make_timestamptz(k.millis * 1000), k.tags_key, k.dataset "
+        f"SELECT nextval('run_id_seq'), {d.timestamp_of_ms('k.millis')}, k.tags_key, k.dataset "
         "FROM (SELECT unnest(?::BIGINT[]) AS millis, unnest(?::VARCHAR[]) AS tags_key, "
         "unnest(?::VARCHAR[]) AS dataset) k WHERE NOT EXISTS (SELECT 1 FROM runs r "
-        "WHERE r.ts = make_timestamptz(k.millis * 1000) AND r.tags_key = k.tags_key) "
-        "RETURNING epoch_ms(ts), tags_key, run_id",
+        f"WHERE r.ts = {d.timestamp_of_ms('k.millis')} AND r.tags_key = k.tags_key) "
+        f"RETURNING {d.epoch_ms('ts')}, tags_key, run_id",
         [[k.epoch_ms for k in keys], [k.tags_key for k in keys], [k.dataset for k in keys]],
     ).fetchall()
     created = {(millis, tags_key): run_id for millis, tags_key, run_id in rows}
@@ -90,9 +78,10 @@ def ensure_runs(cur: Cursor, keys: Sequence[ResultKey]) -> list[tuple[int, bool]
     found: dict[tuple[int, str], int] = {}
     if len(created) < len(keys):
         rows = cur.execute(
-            "SELECT epoch_ms(ts), tags_key, run_id FROM runs "
+            f"SELECT {d.epoch_ms('ts')}, tags_key, run_id FROM runs "
             "WHERE tags_key IN (SELECT unnest(?::VARCHAR[])) "
-            "AND epoch_ms(ts) IN (SELECT unnest(?::BIGINT[]))",
+            f"AND ts IN (SELECT {d.timestamp_of_ms('m.millis')} "
+            "FROM (SELECT unnest(?::BIGINT[]) AS millis) m)",
             [[k.tags_key for k in keys], [k.epoch_ms for k in keys]],
         ).fetchall()
         found = {(millis, tags_key): run_id for millis, tags_key, run_id in rows}
@@ -108,8 +97,9 @@ def ensure_groups(cur: Cursor, groups: Mapping[str, Mapping[str, str | None]]) -
         return
     created = cur.execute(
         "INSERT INTO group_keys SELECT nextval('group_id_seq'), group_key "
-        "FROM (SELECT unnest(?::VARCHAR[]) AS group_key) "
-        "WHERE group_key NOT IN (SELECT group_key FROM group_keys) RETURNING group_id, group_key",
+        "FROM (SELECT unnest(?::VARCHAR[]) AS group_key) n WHERE NOT EXISTS "
+        "(SELECT 1 FROM group_keys k WHERE k.group_key = n.group_key) "
+        "RETURNING group_id, group_key",
         [list(groups)],
     ).fetchall()
     values = [(gid, column, value) for gid, key in created for column, value in groups[key].items()]

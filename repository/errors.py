@@ -1,4 +1,5 @@
-"""Errors of the metrics repository; messages name the file, the value and what is allowed."""
+"""Errors of the metrics repository; messages name the file or server (never a password), the
+value and what is allowed."""
 
 from __future__ import annotations
 
@@ -15,11 +16,24 @@ class RepositoryError(Exception):
 
 
 class RepositoryOpenError(RepositoryError):
-    """The file could not be opened as a metrics repository."""
+    """The file or database could not be opened as a metrics repository."""
+
+
+class RepositoryURLError(RepositoryOpenError, ValueError):
+    """The repository URL is malformed or names no supported store."""
+
+
+class RepositoryAuthenticationError(RepositoryOpenError):
+    """The database server refused the credentials (a wrong or missing password)."""
+
+
+class RepositoryUnavailableError(RepositoryOpenError, ConnectionError):
+    """The database server could not be reached, or the connection to it was lost."""
 
 
 class RepositoryLockedError(RepositoryOpenError, TimeoutError):
-    """Another process kept the repository file locked for longer than ``lock_timeout``."""
+    """Another process kept the repository locked for longer than ``lock_timeout`` (the file's
+    lock, or a PostgreSQL repository's write lock)."""
 
 
 class NotARepositoryError(RepositoryOpenError):
@@ -31,11 +45,15 @@ class CorruptRepositoryError(RepositoryOpenError):
 
 
 class SchemaVersionError(RepositoryOpenError):
-    """The file was written by a newer version of this package than the one running."""
+    """The repository was written by a newer version of this package than the one running."""
 
 
 class MigrationError(RepositoryError):
-    """A forward migration failed; the file was left at its previous version."""
+    """A forward migration failed; the repository was left at its previous version."""
+
+
+class UnstorableValueError(RepositoryError, ValueError):
+    """A value the store cannot hold (PostgreSQL text cannot contain NUL characters)."""
 
 
 class AmbiguousSeriesError(RepositoryError, ValueError):

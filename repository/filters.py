@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from repository.backends.dialects import Dialect
 from repository.keys import TimeLike, from_epoch_ms, to_epoch_ms
 
 _TAG_SUBSET = (
@@ -20,28 +21,18 @@ _GROUP_SUBSET = (
 )
 
 
-def member(column: str, sql_type: str, count: int) -> str:
-    """``column`` is in the list bound to the ``?``; ``count`` is the list's length.
-
-    A short list is tested inline (planning an ``IN (SELECT unnest(?))`` costs ~2 ms); a long
-    one is hash-joined rather than scanned for every row.
-    """
-    if count <= 64:
-        return f"list_contains(?::{sql_type}[], {column})"
-    return f"{column} IN (SELECT unnest(?::{sql_type}[]))"
-
-
 class Where:
-    """Accumulates AND-ed conditions and their parameters.
+    """Accumulates AND-ed conditions and their parameters, in the SQL of ``dialect``.
 
     Examples
     --------
-    >>> where = Where().tags("r.run_id", {"dataset": "o'rders"}).add("s.metric_id = ?", "Size(*)")
-    >>> where.params[0], where.params[-1]
+    >>> where = Where(Dialect()).tags("r.run_id", {"dataset": "o'rders"})
+    >>> where.add("s.metric_id = ?", "Size(*)").params[0], where.params[-1]
     (['dataset'], 'Size(*)')
     """
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
         self.clauses: list[str] = []
         self.params: list[object] = []
 
@@ -89,5 +80,5 @@ class Where:
         """``column`` is one of ``values`` (no condition when ``values`` is None)."""
         if values is not None:
             listed = list(values)
-            self.add(member(column, "VARCHAR", len(listed)), listed)
+            self.add(self.dialect.member(column, "VARCHAR", len(listed)), listed)
         return self

@@ -18,8 +18,7 @@ from typing import Final
 import pandas as pd
 import pyarrow as pa
 
-from repository.filters import member
-from repository.results import Cursor
+from repository.backends.base import Cursor
 
 TIMESTAMP_DTYPE: Final = "datetime64[ns, UTC]"
 
@@ -41,7 +40,8 @@ def group_values(cur: Cursor, group_ids: Iterable[int]) -> dict[int, dict[str, s
     groups: dict[int, dict[str, str | None]] = {i: {} for i in ids}
     rows = cur.execute(
         "SELECT group_id, column_name, value FROM group_values "
-        f"WHERE {member('group_id', 'BIGINT', len(ids))} ORDER BY group_id, column_name",
+        f"WHERE {cur.dialect.member('group_id', 'BIGINT', len(ids))} "
+        "ORDER BY group_id, column_name",
         [ids],
     ).fetchall()
     for group_id, column, value in rows:
@@ -55,7 +55,7 @@ def run_tags(cur: Cursor, run_ids: Iterable[int]) -> dict[int, dict[str, str]]:
     tags: dict[int, dict[str, str]] = {i: {} for i in ids}
     rows = cur.execute(
         "SELECT run_id, tag, value FROM run_tags "
-        f"WHERE {member('run_id', 'BIGINT', len(ids))} ORDER BY run_id, tag",
+        f"WHERE {cur.dialect.member('run_id', 'BIGINT', len(ids))} ORDER BY run_id, tag",
         [ids],
     ).fetchall()
     for run_id, tag, value in rows:

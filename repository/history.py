@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from repository.annotations import ANNOTATION_KINDS, EXCLUDED, covered_by
-from repository.connection import Connector, Cursor
+from repository.backends.base import Backend, Cursor
 from repository.errors import AmbiguousSeriesError
 from repository.filters import Where
 from repository.frames import run_tags, timestamps, to_frame
@@ -24,7 +24,6 @@ from repository.keys import (
     metric_id_of,
 )
 from repository.query import metric_ids
-from repository.results import fetch_arrow
 
 LATEST_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "timestamp", "group_key")
 """The fixed columns of ``latest()`` (``group_key`` as in ``query.POINT_COLUMNS``)."""
@@ -34,7 +33,7 @@ _FROM = """
 
 
 def history(
-    connector: Connector,
+    connector: Backend,
     metric: str | HasMetricId,
     *,
     tags: Mapping[str, str] | None = None,
@@ -51,7 +50,7 @@ def history(
     detector should learn from). Raises ``AmbiguousSeriesError`` when the filters match several
     series (names or groups) or several runs at one timestamp (tags that differ beyond ``tags``).
     """
-    extra = Where()
+    extra = Where(connector.dialect)
     if exclude_annotated:
         extra.add(f"NOT {covered_by(EXCLUDED)}")
     millis, data = _series(connector, metric, tags, group, name, after, before, extra, [])
@@ -62,7 +61,7 @@ def history(
 
 
 def annotated_history(
-    connector: Connector,
+    connector: Backend,
     metric: str | HasMetricId,
     *,
     tags: Mapping[str, str] | None = None,
@@ -75,7 +74,8 @@ def annotated_history(
     column per annotation kind (``incident``, ``expected``, ``excluded``) saying whether an
     annotation of that kind covers the point."""
     flags = [f"{covered_by(kind)} AS {kind}" for kind in ANNOTATION_KINDS]
-    millis, data = _series(connector, metric, tags, group, name, after, before, Where(), flags)
+    extra = Where(connector.dialect)
+    millis, data = _series(connector, metric, tags, group, name, after, before, extra, flags)
     frame = pd.DataFrame(
         {"value": np.asarray(data["value"], dtype="float64")},
         index=timestamps(millis).rename("timestamp"),
@@ -86,7 +86,7 @@ def annotated_history(
 
 
 def _series(
-    connector: Connector,
+    connector: Backend,
     metric: str | HasMetricId,
     tags: Mapping[str, str] | None,
     group: Mapping[str, str | None] | None,
@@ -99,7 +99,7 @@ def _series(
     """Epoch milliseconds and columns of one series' succeeded points (see :func:`history`)."""
     metric_id = metric_id_of(metric)
     where = (
-        Where()
+        Where(connector.dialect)
         .add("s.metric_id = ?", metric_id)
         .add("p.error IS NULL")
         .tags("r.run_id", None if tags is None else check_tags(tags))
@@ -112,11 +112,17 @@ def _series(
     if extra.clauses:
         where.add(extra.sql, *extra.params)
     selected = ", ".join(
-        ["epoch_ms(r.ts) AS ts_ms", "p.value", "p.series_id", "p.run_id", *columns]
+        [
+            f"{connector.dialect.epoch_ms('r.ts')} AS ts_ms",
+            "p.value",
+            "p.series_id",
+            "p.run_id",
+            *columns,
+        ]
     )
     sql = f"SELECT {selected} {_FROM} WHERE {where.sql} ORDER BY r.ts, r.run_id"
     with connector.cursor() as cur:
-        data = cur.execute(sql, where.params).fetchnumpy()
+        data = cur.numpy(sql, where.params)
         series_ids = np.unique(data["series_id"])
         if len(series_ids) > 1:
             raise _several_series(cur, metric_id, series_ids)
@@ -129,7 +135,7 @@ def _series(
 
 
 def latest(
-    connector: Connector,
+    connector: Backend,
     metrics: str | HasMetricId | Iterable[str | HasMetricId],
     *,
     tags: Mapping[str, str] | None = None,
@@ -144,7 +150,7 @@ def latest(
     """
     checked_tags = None if tags is None else check_tags(tags)
     where = (
-        Where()
+        Where(connector.dialect)
         .within("s.metric_id", metric_ids(metrics))
         .add("p.error IS NULL")
         .tags("r.run_id", checked_tags)
@@ -152,19 +158,9 @@ def latest(
     )
     if groups is not None:
         where.within("k.group_key", [canonical_key(check_group(g)) for g in groups])
-    # One aggregation (arg_max by time, then run id) is faster here than a window function.
-    sql = f"""
-        SELECT max(epoch_ms(r.ts)) AS ts_ms, arg_max(p.run_id, (r.ts, r.run_id)) AS run_id,
-               any_value(s.group_id) AS group_id, any_value(s.entity) AS entity,
-               any_value(s.instance) AS instance, any_value(s.name) AS name,
-               any_value(s.metric_id) AS metric_id,
-               arg_max(p.value, (r.ts, r.run_id)) AS value, any_value(k.group_key) AS group_key
-        {_FROM}
-        WHERE {where.sql}
-        GROUP BY p.series_id
-        ORDER BY metric_id, entity, instance, name, group_key"""
+    sql = connector.dialect.latest_per_series(_FROM, where.sql)
     with connector.cursor() as cur:
-        table = fetch_arrow(cur, sql, where.params)
+        table = cur.arrow(sql, where.params)
         return to_frame(cur, table, LATEST_COLUMNS, tag_columns=checked_tags or ())
 
 

@@ -1,4 +1,4 @@
-"""``MetricsRepository``: the public face of the DuckDB metrics repository."""
+"""``MetricsRepository``: the public face of the metrics repository, on either backend."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from repository.annotations import (
     delete_annotations,
     load_annotations,
 )
+from repository.backends import Dialect, SqlCursor, open_backend
 from repository.catalog import list_groups, list_metrics, tag_values
-from repository.connection import Connector, Cursor
 from repository.dimensions import GroupKeys
 from repository.history import annotated_history, history, latest
 from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike, metric_id_of
@@ -33,18 +33,23 @@ from repository.writer import stage_records, write_points
 
 
 class MetricsRepository:
-    """Metric history, check outcomes, anomaly verdicts and analyzer states in one DuckDB file.
+    """Metric history, check outcomes, anomaly verdicts and analyzer states in one DuckDB file
+    or one PostgreSQL database.
 
     Parameters
     ----------
     path
-        The DuckDB file (created, or migrated forward, on open) or ``":memory:"``.
+        The DuckDB file (created, or migrated forward, on open), ``":memory:"``, or a PostgreSQL
+        URL ``postgresql://USER@HOST:PORT/DATABASE`` (its tables are created, or migrated, in the
+        current schema; the password comes from ``PGPASSWORD`` or ``~/.pgpass``, or the URL).
     lock_timeout
-        Seconds to wait for another process using the file before ``RepositoryLockedError``.
+        Seconds to wait for another process using the file (or, on PostgreSQL, for another
+        writer) before ``RepositoryLockedError``.
 
-    Every operation opens the file, runs one transaction or query and releases the file, so
-    several processes can share it: readers together (read-only, shared lock), a writer alone
-    (see ``docs/repository.md``); ``session()`` keeps it open.
+    Every operation runs one transaction or query. A DuckDB file is opened for it and released
+    after, so several processes can share it: readers together (read-only, shared lock), a
+    writer alone; ``session()`` keeps it open. On PostgreSQL, pooled connections serve many
+    processes on many hosts: writes take turns, reads never wait (see ``docs/repository.md``).
 
     Examples
     --------
@@ -61,7 +66,7 @@ class MetricsRepository:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, lock_timeout: float = 30.0) -> None:
-        self._connector = Connector(path, lock_timeout, open_schema)
+        self._connector = open_backend(path, lock_timeout, open_schema)
         self.states = StateStore(self._connector)
         """Analyzer states for differential computation."""
         self.scan_log = ScanLog(self._connector)
@@ -69,8 +74,15 @@ class MetricsRepository:
 
     @property
     def path(self) -> str:
-        """The absolute path of the file (``":memory:"`` for an in-memory repository)."""
+        """The absolute path of the file (``":memory:"`` for an in-memory repository), or the
+        URL of the database with its password masked."""
         return self._connector.target
+
+    @property
+    def dialect(self) -> Dialect:
+        """The SQL of the store for the constructs that differ between DuckDB and PostgreSQL
+        (``backends.dialects``), for ad-hoc SQL through ``sql()``."""
+        return self._connector.dialect
 
     @property
     def schema_version(self) -> int:
@@ -301,19 +313,22 @@ class MetricsRepository:
     @contextmanager
     def session(self) -> Iterator[MetricsRepository]:
         """Keep the file open across many operations: shared with other readers until its first
-        write, then exclusively (other processes' writes, then all of them, wait until it ends)."""
+        write, then exclusively (other processes' writes, then all of them, wait until it ends).
+        On PostgreSQL, where connections are pooled anyway, this changes nothing."""
         with self._connector.session():
             yield self
 
     @contextmanager
-    def sql(self) -> Iterator[Cursor]:
-        """A DuckDB cursor on the repository for ad-hoc SQL over the documented views (reading:
-        the file is attached read-only unless a write of this process holds it)."""
-        with self._connector.cursor() as cur:
+    def sql(self) -> Iterator[SqlCursor]:
+        """A cursor for ad-hoc SQL over the documented views, with ``?`` placeholders: DuckDB's
+        own cursor (reading: the file is attached read-only unless a write of this process holds
+        it), or on PostgreSQL one inside a read-only transaction."""
+        with self._connector.sql_cursor() as cur:
             yield cur
 
     def close(self) -> None:
-        """Release an in-memory repository; file repositories hold nothing between operations."""
+        """Release an in-memory repository or a PostgreSQL repository's pooled connections; file
+        repositories hold nothing between operations."""
         self._connector.close()
 
     def __enter__(self) -> MetricsRepository:

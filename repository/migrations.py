@@ -7,7 +7,14 @@ and the recording of the new version run in one transaction: a failed or interru
 the file at its old version.
 
 A new table is a new step appended to ``MIGRATIONS``, as version 3 (annotations) was; views are
-not part of any step (see ``schema.py``), so steps may change tables freely.
+not part of any step (see ``schema.py``), so steps may change tables freely. One step serves every
+backend: write its ``CREATE`` statements with DuckDB's types (``VARCHAR``, ``BIGINT``,
+``INTEGER``, ``DOUBLE``, ``BOOLEAN``, ``BLOB``, ``TIMESTAMPTZ``) and portable SQL, and
+``ddl_step`` has each store's dialect translate them (``backends/dialects.py``); indexes a
+server store needs go to ``PostgresDialect.tuning``. E.g.::
+
+    V5_TABLES = "CREATE TABLE schema_snapshots (run_id BIGINT NOT NULL, ...);"
+    Migration(5, "schema snapshots per run", ddl_step(V5_TABLES))
 """
 
 from __future__ import annotations
@@ -18,8 +25,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from repository.backends.base import Cursor
 from repository.keys import DATASET_TAG, canonical_key
-from repository.results import Cursor
 
 # Version 1, the first release: one wide table as a direct port of Deequ's JSON file.
 V1_TABLES = """
@@ -140,12 +147,24 @@ class Migration:
     apply: Callable[[Cursor], None]
 
 
-def _create_v1(cur: Cursor) -> None:
-    cur.execute(V1_TABLES)
+def ddl_step(ddl: str) -> Callable[[Cursor], None]:
+    """A step running DDL (``CREATE``, ``ALTER``; DuckDB's type names) in each store's dialect."""
+
+    def apply(cur: Cursor) -> None:
+        cur.execute(cur.dialect.ddl(ddl))
+
+    return apply
 
 
 def _upgrade_to_v2(cur: Cursor) -> None:
-    cur.execute(V2_TABLES)
+    ddl_step(V2_TABLES)(cur)
+    # Only a DuckDB file can hold version 1 rows (PostgreSQL repositories start at version 3).
+    if cur.first("SELECT 1 FROM metric_results LIMIT 1") is not None:
+        _convert_v1_rows(cur)
+    cur.execute("DROP TABLE metric_results")
+
+
+def _convert_v1_rows(cur: Cursor) -> None:
     # Canonical keys are computed in Python (as on save) for the few distinct JSON texts only.
     tag_rows: list[tuple[str | None, ...]] = []
     tag_pairs: list[tuple[str | None, ...]] = []
@@ -167,14 +186,8 @@ def _upgrade_to_v2(cur: Cursor) -> None:
         "v1_groups": _table(["group_json", "group_key"], group_rows),
         "v1_group_pairs": _table(["group_key", "column_name", "value"], sorted(set(group_pairs))),
     }
-    for name, table in staged.items():
-        cur.register(name, table)
-    try:
+    with cur.staged(**staged):
         cur.execute(_V1_TO_V2_DATA)
-    finally:
-        for name in staged:
-            cur.unregister(name)
-    cur.execute("DROP TABLE metric_results")
 
 
 def _table(names: list[str], rows: Sequence[tuple[str | None, ...]]) -> pa.Table:
@@ -182,6 +195,7 @@ def _table(names: list[str], rows: Sequence[tuple[str | None, ...]]) -> pa.Table
     return pa.table({n: pa.array(c, pa.string()) for n, c in zip(names, columns, strict=True)})
 
 
+# DuckDB SQL: only a DuckDB file can hold version 1 rows.
 _V1_TO_V2_DATA = """
 CREATE TEMP TABLE v1_rows AS
 SELECT m.rowid AS row_number, make_timestamptz(m.dataset_date * 1000) AS ts, t.tags_key,
@@ -254,27 +268,19 @@ CREATE TABLE annotation_groups (
 """
 
 
-def _upgrade_to_v3(cur: Cursor) -> None:
-    cur.execute(V3_TABLES)
-
-
 # Version 4: a verdict's p-value (calibrated detectors: the chance of a value this far out on a
 # normal day), which alert budgets and reports rank verdicts by.
 V4_COLUMNS = "ALTER TABLE anomaly_verdicts ADD COLUMN p_value DOUBLE;"
 
 
-def _upgrade_to_v4(cur: Cursor) -> None:
-    cur.execute(V4_COLUMNS)
-
-
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "metric results in one table", _create_v1),
+    Migration(1, "metric results in one table", ddl_step(V1_TABLES)),
     Migration(
         2,
         "runs, groups and series dimensions; outcomes, verdicts, states, scan log",
         _upgrade_to_v2,
     ),
-    Migration(3, "annotations: incidents, expected changes and exclusions", _upgrade_to_v3),
-    Migration(4, "p-values of anomaly verdicts", _upgrade_to_v4),
+    Migration(3, "annotations: incidents, expected changes and exclusions", ddl_step(V3_TABLES)),
+    Migration(4, "p-values of anomaly verdicts", ddl_step(V4_COLUMNS)),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

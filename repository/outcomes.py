@@ -12,19 +12,17 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pyarrow as pa
 
-from repository.connection import Connector, Cursor
+from repository.backends.base import Backend, Cursor
 from repository.dimensions import (
     GroupKeys,
     ensure_groups,
     ensure_runs,
     optional_float,
-    registered,
     rows_to_table,
 )
 from repository.filters import Where
 from repository.frames import to_frame
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags
-from repository.results import fetch_arrow
 
 OUTCOME_COLUMNS = (
     "timestamp",
@@ -113,7 +111,7 @@ def write_outcomes(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupK
         return
     [(run_id, _)] = ensure_runs(cur, [key])
     ensure_groups(cur, groups.groups)
-    with registered(cur, staged_outcomes=staged):
+    with cur.staged(staged_outcomes=staged):
         cur.execute(
             "DELETE FROM check_outcomes WHERE run_id = ? AND check_name IN "
             "(SELECT DISTINCT check_name FROM staged_outcomes)",
@@ -128,7 +126,7 @@ def write_outcomes(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupK
 
 
 def load_outcomes(
-    connector: Connector,
+    connector: Backend,
     *,
     tags: Mapping[str, str] | None = None,
     checks: Sequence[str] | None = None,
@@ -139,20 +137,20 @@ def load_outcomes(
     """Stored outcomes, oldest run first: ``OUTCOME_COLUMNS``, group columns, tag columns."""
     checked = None if tags is None else check_tags(tags)
     where = (
-        Where()
+        Where(connector.dialect)
         .tags("r.run_id", checked)
         .within("o.check_name", checks)
         .within("o.status", statuses)
         .time_range("r.ts", after, before)
     )
     sql = f"""
-        SELECT epoch_ms(r.ts) AS ts_ms, o.run_id, o.group_id, o.check_name AS "check",
-               o.constraint_name AS "constraint", o.level, o.status, o.message, o.metric_id,
-               o.value, o.lower, o.upper, k.group_key
+        SELECT {connector.dialect.epoch_ms("r.ts")} AS ts_ms, o.run_id, o.group_id,
+               o.check_name AS "check", o.constraint_name AS "constraint", o.level, o.status,
+               o.message, o.metric_id, o.value, o.lower, o.upper, k.group_key
         FROM check_outcomes o JOIN runs r ON r.run_id = o.run_id
         JOIN group_keys k ON k.group_id = o.group_id
         WHERE {where.sql}
         ORDER BY r.ts, r.run_id, o.check_name, o.constraint_name, k.group_key"""
     with connector.cursor() as cur:
-        table = fetch_arrow(cur, sql, where.params)
+        table = cur.arrow(sql, where.params)
         return to_frame(cur, table, OUTCOME_COLUMNS, tag_columns=checked or ())

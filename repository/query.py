@@ -9,7 +9,7 @@ from typing import cast
 import pandas as pd
 import pyarrow as pa
 
-from repository.connection import Connector, Cursor
+from repository.backends.base import Backend, Cursor
 from repository.filters import Where
 from repository.frames import group_values, run_tags, to_frame
 from repository.keys import (
@@ -22,7 +22,6 @@ from repository.keys import (
     to_epoch_ms,
 )
 from repository.records import MetricRecord, RunResult
-from repository.results import fetch_arrow
 
 POINT_COLUMNS = (
     "entity", "instance", "name", "metric_id", "value", "error", "timestamp", "group_key"
@@ -59,7 +58,7 @@ class MetricQuery:
     >>> repo.close()
     """
 
-    connector: Connector = field(repr=False)
+    connector: Backend = field(repr=False)
     tags: Mapping[str, str] = field(default_factory=dict)
     metrics: tuple[str, ...] | None = None
     group: Mapping[str, str | None] = field(default_factory=dict)
@@ -127,7 +126,7 @@ class MetricQuery:
 
     def _fetch(self, cur: Cursor) -> pa.Table:
         where = (
-            Where()
+            Where(cur.dialect)
             .tags("r.run_id", self.tags)
             .within("s.metric_id", self.metrics)
             .group_subset("s.group_id", self.group)
@@ -136,11 +135,11 @@ class MetricQuery:
         if not self.failures:
             where.add("p.error IS NULL")
         sql = f"""
-            SELECT epoch_ms(r.ts) AS ts_ms, p.run_id, s.group_id, s.entity, s.instance, s.name,
-                   s.metric_id, p.value, p.error, k.group_key
+            SELECT {cur.dialect.epoch_ms("r.ts")} AS ts_ms, p.run_id, s.group_id, s.entity,
+                   s.instance, s.name, s.metric_id, p.value, p.error, k.group_key
             FROM points p JOIN runs r ON r.run_id = p.run_id
             JOIN series s ON s.series_id = p.series_id
             JOIN group_keys k ON k.group_id = s.group_id
             WHERE {where.sql}
             ORDER BY r.ts, r.run_id, s.metric_id, s.entity, s.instance, s.name, k.group_key"""
-        return fetch_arrow(cur, sql, where.params)
+        return cur.arrow(sql, where.params)

@@ -10,11 +10,10 @@ from datetime import datetime
 
 import pandas as pd
 
-from repository.connection import Connector
+from repository.backends.base import Backend
 from repository.filters import Where
 from repository.frames import utc
 from repository.keys import TimeLike, from_epoch_ms, to_epoch_ms
-from repository.results import fetch_arrow, first_row
 
 RUNNING = "running"
 SCAN_COLUMNS = ("scan_id", "scan", "started_at", "ended_at", "status", "error")
@@ -34,7 +33,7 @@ class ScanLog:
     >>> repo.close()
     """
 
-    def __init__(self, connector: Connector) -> None:
+    def __init__(self, connector: Backend) -> None:
         self._connector = connector
 
     def start(self, scan: str, started_at: TimeLike | None = None) -> int:
@@ -42,8 +41,7 @@ class ScanLog:
         if not isinstance(scan, str) or not scan:
             raise ValueError(f"scan must be a non-empty str, got {scan!r}")
         with self._connector.transaction() as cur:
-            row = first_row(
-                cur,
+            row = cur.first(
                 "INSERT INTO scan_log (scan_id, scan, started_at, status) "
                 "VALUES (nextval('scan_id_seq'), ?, ?, ?) RETURNING scan_id",
                 [scan, _when(started_at), RUNNING],
@@ -60,8 +58,7 @@ class ScanLog:
                 f"status must be a non-empty str other than {RUNNING!r}, got {status!r}"
             )
         with self._connector.transaction() as cur:
-            row = first_row(
-                cur,
+            row = cur.first(
                 "UPDATE scan_log SET ended_at = ?, status = ?, error = ? WHERE scan_id = ? "
                 "RETURNING scan_id",
                 [_when(ended_at), status, error, scan_id],
@@ -71,7 +68,7 @@ class ScanLog:
 
     def runs(self, scan: str | None = None, limit: int | None = None) -> pd.DataFrame:
         """Executions, newest first (``SCAN_COLUMNS``, times in UTC)."""
-        where = Where()
+        where = Where(self._connector.dialect)
         if scan is not None:
             where.add("scan = ?", scan)
         sql = (
@@ -83,7 +80,7 @@ class ScanLog:
             sql += " LIMIT ?"
             params = [*params, int(limit)]
         with self._connector.cursor() as cur:
-            frame = fetch_arrow(cur, sql, params).to_pandas()
+            frame = cur.arrow(sql, params).to_pandas()
         for column in ("started_at", "ended_at"):
             frame[column] = utc(frame[column])
         return frame
@@ -91,12 +88,10 @@ class ScanLog:
     def delete(self, before: TimeLike) -> int:
         """Delete executions that started at or before ``before``; returns how many."""
         with self._connector.transaction() as cur:
-            row = first_row(
-                cur,
+            return cur.changed(
                 "DELETE FROM scan_log WHERE started_at <= ?",
                 [from_epoch_ms(to_epoch_ms(before, "before"))],
             )
-        return int(row[0]) if row else 0
 
 
 def _when(value: TimeLike | None) -> datetime:

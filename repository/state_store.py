@@ -4,19 +4,19 @@ A state is opaque bytes plus a ``kind`` (what the producer wrote, e.g. ``frequen
 ``format_version`` (so a reader can refuse or convert old payloads); the analyzer engine owns the
 encoding (for frequency tables, Arrow IPC with zstd is a good one).
 
-Where large frequency states live: in the DuckDB file (``analyzer_states.payload``, a BLOB), not in
-Parquet files beside it. The deciding need is ``replace_partitions``: validate-before-ingest must
-write all new states of a batch or none, and may replace many partitions at once. In DuckDB that
-is one transaction; with files beside the database it would take a home-made commit protocol
-(write temp files, rename, update pointers, collect orphans after a crash) that also has to
-follow the repository's cross-process lock. One file is also one thing to back up, export and
-lock. The costs: payloads are opaque to SQL; deleted payloads leave free blocks that DuckDB
-reuses but does not return to the OS; every payload of a ``load()`` is read into memory; and
-throughput is below plain files: ``bench/repository.py`` replaces 8 partitions x 16 MiB in
-0.45-0.9 s and reads them back in 0.4-0.6 s (2 busy cores), where writing the same bytes as files
-takes ~0.16 s. That is fine for states of tens of MiB per partition; if frequency states reach
-GiBs, content-addressed files beside the database, referenced from this table and committed by
-its transaction, would be the next step.
+Where large frequency states live: in the repository (``analyzer_states.payload``, a BLOB in the
+DuckDB file, ``bytea`` in PostgreSQL), not in Parquet files beside it. The deciding need is
+``replace_partitions``: validate-before-ingest must write all new states of a batch or none, and may
+replace many partitions at once. In the repository that is one transaction; with files beside the
+database it would take a home-made commit protocol (write temp files, rename, update pointers,
+collect orphans after a crash) that also has to follow the repository's cross-process lock. One file
+is also one thing to back up, export and lock. The costs: payloads are opaque to SQL; deleted
+payloads leave free blocks that DuckDB reuses but does not return to the OS; every payload of a
+``load()`` is read into memory; and throughput is below plain files: ``bench/repository.py``
+replaces 8 partitions x 16 MiB in 0.45-0.9 s and reads them back in 0.4-0.6 s (2 busy cores), where
+writing the same bytes as files takes ~0.16 s. That is fine for states of tens of MiB per partition;
+if frequency states reach GiBs, content-addressed files beside the database, referenced from this
+table and committed by its transaction, would be the next step.
 """
 
 from __future__ import annotations
@@ -24,13 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import pyarrow as pa
-
-from repository.connection import Connector
-from repository.dimensions import registered
+from repository.backends.base import Backend
 from repository.filters import Where
 from repository.keys import check_fields
-from repository.results import fetch_arrow, first_row
 
 
 @dataclass(frozen=True)
@@ -75,7 +71,7 @@ class StateStore:
     >>> repo.close()
     """
 
-    def __init__(self, connector: Connector) -> None:
+    def __init__(self, connector: Backend) -> None:
         self._connector = connector
 
     def replace_partitions(
@@ -108,27 +104,23 @@ class StateStore:
                     f"{state.metric_id!r}; each may appear once"
                 )
             seen.add((state.partition, state.metric_id))
-        staged = pa.table(
-            {
-                "partition": pa.array([s.partition for s in new], pa.string()),
-                "metric_id": pa.array([s.metric_id for s in new], pa.string()),
-                "kind": pa.array([s.kind for s in new], pa.string()),
-                "format_version": pa.array([s.format_version for s in new], pa.int32()),
-                "payload": pa.array([bytes(s.payload) for s in new], pa.large_binary()),
-            }
-        )
-        with self._connector.transaction() as cur, registered(cur, staged_states=staged):
+        with self._connector.transaction() as cur:
             cur.execute(
                 "DELETE FROM analyzer_states WHERE dataset = ? AND partition IN "
                 "(SELECT unnest(?::VARCHAR[]))",
                 [dataset, targets],
             )
-            cur.execute(
-                "INSERT INTO analyzer_states (dataset, partition, metric_id, kind, "
-                "format_version, payload) SELECT ?, partition, metric_id, kind, "
-                "format_version, payload FROM staged_states",
-                [dataset],
-            )
+            # One statement per state: payloads are large and few, and travel as parameters
+            # straight into the table (staging them first would copy every byte twice).
+            for state in new:
+                cur.execute(
+                    "INSERT INTO analyzer_states (dataset, partition, metric_id, kind, "
+                    "format_version, payload) VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        dataset, state.partition, state.metric_id, state.kind,
+                        state.format_version, bytes(state.payload),
+                    ],
+                )  # fmt: skip
         return len(new)
 
     def load(
@@ -139,14 +131,13 @@ class StateStore:
     ) -> list[AnalyzerState]:
         """States of a dataset, optionally only some partitions and metric ids."""
         where = (
-            Where()
+            Where(self._connector.dialect)
             .add("dataset = ?", dataset)
             .within("partition", partitions)
             .within("metric_id", metrics)
         )
         with self._connector.cursor() as cur:
-            rows = fetch_arrow(
-                cur,
+            rows = cur.arrow(
                 "SELECT partition, metric_id, kind, format_version, payload FROM analyzer_states "
                 f"WHERE {where.sql} ORDER BY partition, metric_id",
                 where.params,
@@ -174,10 +165,8 @@ class StateStore:
     def delete_partitions(self, dataset: str, partitions: Iterable[str]) -> int:
         """Delete every state of these partitions; returns the number of states deleted."""
         with self._connector.transaction() as cur:
-            row = first_row(
-                cur,
+            return cur.changed(
                 "DELETE FROM analyzer_states WHERE dataset = ? AND partition IN "
                 "(SELECT unnest(?::VARCHAR[]))",
                 [dataset, list(partitions)],
             )
-        return int(row[0]) if row else 0

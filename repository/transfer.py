@@ -17,7 +17,9 @@ error          string                                  failure message; null on 
 =============  ======================================  =========================================
 
 Import merges with ``save`` semantics (a run's points of each imported metric id are replaced), in
-one transaction, so importing the same file twice changes nothing.
+one transaction, so importing the same file twice changes nothing. The file is checked and turned
+into staged points by the process's in-memory DuckDB instance, whatever store the repository is
+in: an export of a DuckDB file imports into PostgreSQL and back.
 """
 
 from __future__ import annotations
@@ -29,30 +31,34 @@ from collections.abc import Mapping
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from repository.connection import Connector, Cursor
-from repository.dimensions import GroupKeys, registered
+from repository.backends.base import Backend, Cursor
+from repository.backends.duckdb.cursor import scratch
+from repository.dimensions import GroupKeys
 from repository.filters import Where
 from repository.keys import ResultKey, TimeLike, check_tags
 from repository.records import ENTITIES
-from repository.results import fetch_arrow, fetch_batches, first_row
 from repository.writer import StagedPoints, write_points
 
-PARQUET_COLUMNS = (
-    "timestamp",
-    "tags",
-    "metric_id",
-    "entity",
-    "instance",
-    "name",
-    "group",
-    "value",
-    "error",
+TEXT_MAP = pa.map_(pa.string(), pa.string())
+PARQUET_SCHEMA = pa.schema(
+    [
+        ("timestamp", pa.timestamp("us", tz="UTC")),
+        ("tags", TEXT_MAP),
+        ("metric_id", pa.string()),
+        ("entity", pa.string()),
+        ("instance", pa.string()),
+        ("name", pa.string()),
+        ("group", TEXT_MAP),
+        ("value", pa.float64()),
+        ("error", pa.string()),
+    ]
 )
+PARQUET_COLUMNS = tuple(PARQUET_SCHEMA.names)
 _BATCH_ROWS = 1_000_000
 
 
 def export_parquet(
-    connector: Connector,
+    connector: Backend,
     path: str | os.PathLike[str],
     *,
     tags: Mapping[str, str] | None = None,
@@ -65,7 +71,7 @@ def export_parquet(
     Streams in batches, so the export never holds the whole history in memory.
     """
     where = (
-        Where()
+        Where(connector.dialect)
         .tags("r.run_id", None if tags is None else check_tags(tags))
         .time_range("r.timestamp", after, before)
     )
@@ -79,18 +85,17 @@ def export_parquet(
         WHERE {where.sql}
         ORDER BY r.timestamp, r.run_id, s.series_id"""
     rows = 0
-    with connector.cursor() as cur:
-        reader = fetch_batches(cur, sql, where.params, _BATCH_ROWS)
-        # DuckDB names the zone after the session (Etc/UTC); the file says plain UTC.
-        schema = reader.schema.set(0, pa.field("timestamp", pa.timestamp("us", tz="UTC")))
-        with pq.ParquetWriter(os.fspath(path), schema, compression="zstd") as writer:
-            for batch in reader:
-                writer.write_batch(batch.cast(schema))
-                rows += batch.num_rows
+    with (
+        connector.cursor() as cur,
+        pq.ParquetWriter(os.fspath(path), PARQUET_SCHEMA, compression="zstd") as writer,
+    ):
+        for batch in cur.batches(sql, where.params, _BATCH_ROWS, PARQUET_SCHEMA):
+            writer.write_batch(batch)
+            rows += batch.num_rows
     return rows
 
 
-def import_parquet(connector: Connector, path: str | os.PathLike[str]) -> int:
+def import_parquet(connector: Backend, path: str | os.PathLike[str]) -> int:
     """Merge a Parquet file written by ``export_parquet`` (or shaped like it); returns rows."""
     table = pq.read_table(os.fspath(path))
     missing = [c for c in PARQUET_COLUMNS if c not in table.column_names]
@@ -99,8 +104,16 @@ def import_parquet(connector: Connector, path: str | os.PathLike[str]) -> int:
             f"{os.fspath(path)} lacks the columns {missing}; an import needs "
             f"{list(PARQUET_COLUMNS)}"
         )
-    with connector.transaction() as cur, registered(cur, imported=table.select(PARQUET_COLUMNS)):
-        _check(cur, os.fspath(path))
+    with scratch() as duck:
+        staged = _stage(duck, table.select(PARQUET_COLUMNS), os.fspath(path))
+    with connector.transaction() as cur:
+        return write_points(cur, staged)
+
+
+def _stage(cur: Cursor, table: pa.Table, path: str) -> StagedPoints:
+    """The imported rows checked and laid out as staged points (in DuckDB SQL)."""
+    with cur.staged(imported=table):
+        _check(cur, path)
         # Keys are computed in Python, as on save, for the distinct tag sets and groups only.
         runs = cur.execute(
             "SELECT DISTINCT epoch_ms(timestamp), coalesce(to_json(tags), '{}') "
@@ -129,9 +142,8 @@ def import_parquet(connector: Connector, path: str | os.PathLike[str]) -> int:
                 "group_key": pa.array([k for _, k in group_rows], pa.string()),
             }
         )
-        with registered(cur, run_refs=run_refs, group_refs=group_refs):
-            points = fetch_arrow(
-                cur,
+        with cur.staged(run_refs=run_refs, group_refs=group_refs):
+            points = cur.arrow(
                 """
                 SELECT r.run_ref, i.metric_id, i.entity, i.instance, i.name, g.group_key,
                        i.value, i.error
@@ -141,14 +153,14 @@ def import_parquet(connector: Connector, path: str | os.PathLike[str]) -> int:
                 JOIN group_refs g ON g.group_json = coalesce(to_json(i."group"), '{}')
                 """,
             )
-        with registered(cur, import_points=points):
-            duplicate = first_row(cur, _DUPLICATE)
-        if duplicate is not None:
-            raise ValueError(
-                f"{os.fspath(path)}: metric {duplicate[0]!r} (name {duplicate[1]!r}, group "
-                f"{duplicate[2]}) appears {duplicate[3]} times in one run"
-            )
-        return write_points(cur, StagedPoints(list(refs), groups.groups, points))
+    with cur.staged(import_points=points):
+        duplicate = cur.first(_DUPLICATE)
+    if duplicate is not None:
+        raise ValueError(
+            f"{path}: metric {duplicate[0]!r} (name {duplicate[1]!r}, group "
+            f"{duplicate[2]}) appears {duplicate[3]} times in one run"
+        )
+    return StagedPoints(list(refs), groups.groups, points)
 
 
 _DUPLICATE = """
@@ -158,8 +170,7 @@ GROUP BY run_ref, metric_id, entity, instance, name, group_key HAVING count(*) >
 
 
 def _check(cur: Cursor, path: str) -> None:
-    bad = first_row(
-        cur,
+    bad = cur.first(
         """
         SELECT metric_id, reason FROM (
             SELECT metric_id, CASE

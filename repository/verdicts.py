@@ -12,20 +12,18 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pyarrow as pa
 
-from repository.connection import Connector, Cursor
+from repository.backends.base import Backend, Cursor
 from repository.dimensions import (
     UTC_MS,
     GroupKeys,
     ensure_groups,
     ensure_runs,
     optional_float,
-    registered,
     rows_to_table,
 )
 from repository.filters import Where
 from repository.frames import to_frame, utc
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags, to_epoch_ms
-from repository.results import fetch_arrow
 
 VERDICT_STATUSES = ("normal", "anomaly", "held_back", "insufficient_history", "error")
 """Conventional statuses (``held_back``: an anomaly an alert budget did not alert on); any
@@ -146,7 +144,7 @@ def write_verdicts(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupK
         return
     [(run_id, _)] = ensure_runs(cur, [key])
     ensure_groups(cur, groups.groups)
-    with registered(cur, staged_verdicts=staged):
+    with cur.staged(staged_verdicts=staged):
         cur.execute(
             "DELETE FROM anomaly_verdicts WHERE run_id = ? AND (metric_id, detector) IN "
             "(SELECT DISTINCT metric_id, detector FROM staged_verdicts)",
@@ -161,7 +159,7 @@ def write_verdicts(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupK
 
 
 def load_verdicts(
-    connector: Connector,
+    connector: Backend,
     *,
     metrics: Sequence[str] | None = None,
     tags: Mapping[str, str] | None = None,
@@ -176,7 +174,7 @@ def load_verdicts(
     """
     checked = None if tags is None else check_tags(tags)
     where = (
-        Where()
+        Where(connector.dialect)
         .tags("r.run_id", checked)
         .within("v.metric_id", metrics)
         .group_subset("v.group_id", group)
@@ -184,15 +182,15 @@ def load_verdicts(
         .time_range("v.ts", after, before)
     )
     sql = f"""
-        SELECT epoch_ms(v.ts) AS ts_ms, v.run_id, v.group_id, v.metric_id, v.value, v.lower,
-               v.upper, v.detector, v.score, v.detail, v.status, v.history_length,
+        SELECT {connector.dialect.epoch_ms("v.ts")} AS ts_ms, v.run_id, v.group_id, v.metric_id,
+               v.value, v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length,
                r.ts AS run_timestamp, k.group_key, v.p_value
         FROM anomaly_verdicts v JOIN runs r ON r.run_id = v.run_id
         JOIN group_keys k ON k.group_id = v.group_id
         WHERE {where.sql}
         ORDER BY v.ts, r.run_id, v.metric_id, v.detector, k.group_key"""
     with connector.cursor() as cur:
-        table = fetch_arrow(cur, sql, where.params)
+        table = cur.arrow(sql, where.params)
         frame = to_frame(
             cur, table, VERDICT_COLUMNS, group_columns=group or (), tag_columns=checked or ()
         )

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from repository.dimensions import GroupKeys, ensure_groups, ensure_runs, registered
+from repository.backends.base import Cursor
+from repository.dimensions import GroupKeys, ensure_groups, ensure_runs
 from repository.keys import ResultKey
 from repository.records import MetricRecord
-from repository.results import Cursor
 
 POINT_SCHEMA = pa.schema(
     [
@@ -90,10 +90,12 @@ def write_points(cur: Cursor, staged: StagedPoints) -> int:
     run_ids = [run_id for run_id, _ in runs]
     existing = [ref for ref, (_, existed) in enumerate(runs) if existed]
     ensure_groups(cur, staged.groups)
-    with registered(cur, staged_points=staged.table):
+    with cur.staged(staged_points=staged.table):
         cur.execute(_NEW_SERIES)
         if existing:
-            cur.execute(_REPLACED, [run_ids, existing])
+            replaced = [run_ids[ref] for ref in existing]
+            among = cur.dialect.member("points.run_id", "BIGINT", len(replaced))
+            cur.execute(_REPLACED.format(among=among), [run_ids, existing, replaced])
         cur.execute(_INSERT, [run_ids])
     return int(staged.table.num_rows)
 
@@ -108,21 +110,27 @@ WHERE NOT EXISTS (
     AND s.instance = n.instance AND s.name = n.name AND s.group_id = n.group_id)
 ORDER BY n.metric_id, n.name, n.group_id
 """
-# The first parameter maps run_ref (a position) to run_id.
+# The first parameter maps run_ref (a position) to run_id. Naming the replaced runs' ids again
+# (``among``) lets PostgreSQL read only their points by index, instead of every point.
 _REPLACED = """
 DELETE FROM points USING (
     SELECT DISTINCT (?::BIGINT[])[m.run_ref + 1] AS run_id, s.series_id
     FROM (SELECT DISTINCT run_ref, metric_id FROM staged_points
           WHERE run_ref IN (SELECT unnest(?::BIGINT[]))) m
     JOIN series s USING (metric_id)) d
-WHERE points.run_id = d.run_id AND points.series_id = d.series_id
+WHERE {among} AND points.run_id = d.run_id AND points.series_id = d.series_id
 """
-# Sorted by series within a run so that compaction and zone maps have less to do.
+# Sorted by series within a run so that compaction and zone maps have less to do. The group ids
+# are joined first, behind a fence: PostgreSQL's planner, multiplying the selectivities of the
+# metric id, entity, instance and name, expects one series per metric and name, and left alone
+# it matched each point to every group's series and only then filtered (6x slower saves).
 _INSERT = """
+WITH grouped AS MATERIALIZED (
+    SELECT p.*, k.group_id FROM staged_points p JOIN group_keys k USING (group_key))
 INSERT INTO points
 SELECT (?::BIGINT[])[p.run_ref + 1], s.series_id, p.value, p.error
-FROM staged_points p JOIN group_keys k USING (group_key)
-JOIN series s ON s.metric_id = p.metric_id AND s.entity = p.entity AND s.instance = p.instance
-    AND s.name = p.name AND s.group_id = k.group_id
+FROM grouped p
+JOIN series s ON s.metric_id = p.metric_id AND s.group_id = p.group_id AND s.name = p.name
+    AND s.entity = p.entity AND s.instance = p.instance
 ORDER BY 1, 2
 """

@@ -16,6 +16,7 @@ from anomaly.service.progress import Progress
 from anomaly.service.report import ScanStatus
 from anomaly.service.scan import ScanRunner
 from anomaly.service.scheduler import ScanService
+from repository.backends import describe
 
 LOG = logging.getLogger("anomaly.service")
 
@@ -91,7 +92,7 @@ def validate_command(args: argparse.Namespace) -> int:
     """Check a config file without running anything (no Spark)."""
     config = load_config(args.config)
     print(f"{args.config}: OK")
-    print(f"  repository  {config.repository}")
+    print(f"  repository  {describe(config.repository)}")
     for name, scan in config.scans.items():
         source = config.sources[scan.source]
         when = scan.schedule.describe() if scan.schedule else "not scheduled"

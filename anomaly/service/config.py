@@ -19,6 +19,7 @@ from anomaly.service.model import ConfigModel, check_name
 from anomaly.service.problems import Problem, choice_error
 from anomaly.service.schedule import ScheduleSpec
 from anomaly.service.source_config import SourceConfig
+from repository.backends import is_url
 
 SCAN_TAG = "scan"
 """The tag every scan's runs carry (with ``dataset``, the source name, unless overridden)."""
@@ -159,7 +160,7 @@ class ServiceConfig(ConfigModel):
     @classmethod
     def _relative_to_config(cls, value: str, info: ValidationInfo) -> str:
         base = (info.context or {}).get("base_dir")
-        if base is None or value == ":memory:":
+        if base is None or value == ":memory:" or is_url(value):  # a postgresql:// URL
             return value
         return str((Path(base) / Path(value).expanduser()).resolve())
 

@@ -21,6 +21,7 @@ from anomaly.service.queries import metric_points, verdict_rows
 from anomaly.service.report import PROBLEMS
 from anomaly.service.tables import band, group_label, number, text_table
 from repository import MetricsRepository
+from repository.backends import is_url
 
 WIDE_GROUPS = 8
 """Up to this many groups, ``history`` prints one column per group."""
@@ -30,7 +31,7 @@ def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[s
     """The repository of ``--config`` or ``--repository`` and the tag filter (``--scan``,
     ``--tag``)."""
     path = load_config(args.config).repository if args.config else args.repository
-    if path != ":memory:" and not Path(path).exists():
+    if path != ":memory:" and not is_url(path) and not Path(path).exists():
         raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
     tags = dict(pairs(args.tag, "--tag"))
     if args.scan:

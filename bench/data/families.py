@@ -56,9 +56,7 @@ def growing_table(rng: np.random.Generator, times: pd.DatetimeIndex) -> Floats:
     return np.round(start + np.cumsum(batches))
 
 
-def inject(
-    rng: np.random.Generator, family: str, values: Floats, t: int
-) -> tuple[str, int, int]:
+def inject(rng: np.random.Generator, family: str, values: Floats, t: int) -> tuple[str, int, int]:
     """Inject one incident of a random type of ``family`` at ``t``; returns its span."""
     kind = str(rng.choice(TYPES[family]))
     return (kind, *INJECT[family](rng, kind, values, t))

@@ -7,7 +7,14 @@ import sys
 import time
 from multiprocessing.queues import Queue
 
-from repository import AnalyzerState, MetricRecord, MetricsRepository, ResultKey
+from repository import (
+    AnalyzerState,
+    AnomalyVerdict,
+    CheckOutcome,
+    MetricRecord,
+    MetricsRepository,
+    ResultKey,
+)
 
 
 def save_runs(path: str, worker: int, count: int) -> None:
@@ -23,6 +30,50 @@ def save_runs(path: str, worker: int, count: int) -> None:
                 MetricRecord("Column", "q", "Mean", "Mean(q)", None, error=f"worker {worker}"),
             ],
         )
+
+
+def save_points(location: str, worker: int, saves: int, points: int) -> None:
+    """``saves`` runs of ``points`` points: a size (worker * 1000 + run) and grouped means of
+    groups every worker shares (so that workers race to create the same series and groups)."""
+    repo = MetricsRepository(location, lock_timeout=300)
+    for i in range(saves):
+        key = ResultKey(i * 1000 + worker, {"dataset": "orders", "worker": str(worker)})
+        means = [
+            MetricRecord("Column", "p", "Mean", "Mean(p)", i + g / 100, {"g": str(g)})
+            for g in range(points - 1)
+        ]
+        repo.save(
+            key, [MetricRecord("Dataset", "*", "Size", "Size(*)", worker * 1000.0 + i), *means]
+        )
+
+
+def pipeline(location: str, worker: int, stop: str, least: int) -> None:
+    """What a pipeline with ``has_no_anomalies`` does, run after run until ``stop`` exists (at
+    least ``least`` runs): read its history, judge, save metrics, outcomes and verdicts."""
+    repo = MetricsRepository(location, lock_timeout=300)
+    tags = {"dataset": "orders", "pipeline": str(worker)}
+    i = 0
+    while i < least or not os.path.exists(stop):
+        history = repo.history("Size(*)", tags=tags)
+        if len(history) != i:
+            raise AssertionError(f"pipeline {worker} run {i} sees {len(history)} earlier runs")
+        latest = repo.latest("Mean(p)", tags=tags)
+        if i and len(latest) != 5:
+            raise AssertionError(f"pipeline {worker} run {i}: latest has {len(latest)} groups")
+        value = 100.0 + i
+        repo.save(
+            ResultKey(i * 1000 + worker, tags),
+            [
+                MetricRecord("Dataset", "*", "Size", "Size(*)", value),
+                *(
+                    MetricRecord("Column", "p", "Mean", "Mean(p)", float(g), {"g": str(g)})
+                    for g in range(5)
+                ),
+            ],
+            outcomes=[CheckOutcome("orders", "has_size(> 0)", "Success", value=value)],
+            verdicts=[AnomalyVerdict("Size(*)", "normal", "OnlineNormal", value=value)],
+        )
+        i += 1
 
 
 def write_and_replace(path: str, runs: int, size: int) -> None:

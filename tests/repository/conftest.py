@@ -1,16 +1,33 @@
-"""Fixtures of the repository tests: real DuckDB files on ``tmp_path``."""
+"""Fixtures of the repository tests: real DuckDB files on ``tmp_path``, and a real PostgreSQL
+server per test process (a throwaway cluster) with a schema of its own per test.
+
+``repo`` and ``repo_location`` are parametrised over both backends: every test using them is the
+contract both must meet. ``repo_path`` is a DuckDB file, for the tests of the file backend.
+"""
 
 from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import duckdb
+import psycopg
 import pytest
 
 from repository import MetricRecord, MetricsRepository, ResultKey
+from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
+
+BACKENDS = ("duckdb", "postgresql")
+ROOT = Path(__file__).resolve().parents[2]
 
 DAY0 = datetime(2024, 5, 1, tzinfo=UTC)
 
@@ -53,13 +70,111 @@ def writer_holds_lock(path: Path) -> bool:
         os.close(fd)
 
 
+def raw_sql(location: str | Path, *statements: str) -> list[tuple[object, ...]]:
+    """Run statements on a repository's store directly, without the repository (to set up
+    states it would never write); returns the last statement's rows."""
+    if isinstance(location, Path):
+        con = duckdb.connect(str(location))
+        try:
+            for sql in statements:
+                rows = con.execute(sql).fetchall()
+        finally:
+            con.close()
+        return rows
+    with psycopg.connect(location, autocommit=True) as connection:
+        for sql in statements:
+            cursor = connection.execute(sql.encode())
+        return cursor.fetchall() if cursor.description else []
+
+
+def view_names(location: str | Path) -> set[str]:
+    """The views of a repository's database (or schema)."""
+    if isinstance(location, Path):
+        sql = "SELECT view_name FROM duckdb_views() WHERE NOT internal"
+    else:
+        sql = (
+            "SELECT table_name FROM information_schema.views WHERE table_schema = current_schema()"
+        )
+    return {name for (name,) in raw_sql(location, sql)}  # type: ignore[misc]
+
+
+def map_value(repo: MetricsRepository, column: str, key: str) -> str:
+    """SQL for the value of ``key`` in a text-map column of the views (DuckDB MAP or jsonb)."""
+    quoted = key.replace("'", "''")
+    return repo._connector.dialect.map_value(column, f"'{quoted}'")
+
+
+def kill_inside_the_write(writing: Callable[[], bool], *args: str) -> str:
+    """Run ``_workers`` with ``args``; once it says ``saving`` and ``writing()`` (it holds the
+    repository's write lock), SIGKILL it a moment later; return its output."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.repository._workers", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    try:
+        assert process.stdout.readline().strip() == "saving"
+        # The records are staged in Python first; the write starts when the lock is taken.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not writing():
+            time.sleep(0.002)
+        time.sleep(random.uniform(0.0, 0.1))
+        process.send_signal(signal.SIGKILL)
+        output = process.stdout.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    return output
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[TemporaryCluster]:
+    """A PostgreSQL server for this test process (each xdist worker starts its own)."""
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip(
+            "PostgreSQL server binaries not found in /usr/lib/postgresql/<version>/bin: install "
+            "Debian's postgresql package to run the PostgreSQL backend tests"
+        )
+    with TemporaryCluster(bindir, TEST_SETTINGS) as cluster:
+        cluster.create_database("repositories")
+        before = os.environ.get("PGPASSWORD")
+        os.environ["PGPASSWORD"] = cluster.password  # as users should: never in the URL
+        try:
+            yield cluster
+        finally:
+            if before is None:
+                os.environ.pop("PGPASSWORD", None)
+            else:
+                os.environ["PGPASSWORD"] = before
+
+
+def postgres_location(cluster: TemporaryCluster) -> str:
+    """The URL of a new, empty schema: a repository of its own."""
+    schema = f"repo_{uuid.uuid4().hex[:12]}"
+    cluster.execute(f"CREATE SCHEMA {schema}", "repositories")
+    return cluster.url("repositories", schema)
+
+
+@pytest.fixture(params=BACKENDS)
+def repo_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a new repository goes: a DuckDB file, or a PostgreSQL schema."""
+    if request.param == "duckdb":
+        return tmp_path / "metrics.duckdb"
+    return postgres_location(request.getfixturevalue("postgres"))
+
+
 @pytest.fixture
 def repo_path(tmp_path: Path) -> Path:
+    """A DuckDB repository file (for the tests of the file backend)."""
     return tmp_path / "metrics.duckdb"
 
 
 @pytest.fixture
-def repo(repo_path: Path) -> Iterator[MetricsRepository]:
-    repository = MetricsRepository(repo_path)
+def repo(repo_location: str | Path) -> Iterator[MetricsRepository]:
+    repository = MetricsRepository(repo_location)
     yield repository
     repository.close()

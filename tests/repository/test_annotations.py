@@ -3,13 +3,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from repository import Annotation, MetricsRepository
 from repository.migrations import LATEST_VERSION, MIGRATIONS
 from repository.schema import VIEWS
-from tests.repository.conftest import day, key, mean, size
+from tests.repository.conftest import day, key, mean, raw_sql, size, view_names
 
 
 def _saved(repo: MetricsRepository, days: int = 5) -> None:
@@ -138,54 +137,45 @@ def test_annotated_history_and_the_sql_views_agree(repo: MetricsRepository) -> N
     assert flags == list(frame[["incident", "expected", "excluded"]].itertuples(index=False))
 
 
-def test_annotations_survive_run_deletion_and_reopening(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as repo:
+def test_annotations_survive_run_deletion_and_reopening(repo_location: str | Path) -> None:
+    with MetricsRepository(repo_location) as repo:
         _saved(repo, days=2)
         repo.annotate("excluded", day(0), metric="Size(*)")
         repo.delete_runs(before=day(0))
-    with MetricsRepository(repo_path) as repo:
+    with MetricsRepository(repo_location) as repo:
         assert [a.kind for a in repo.annotations()] == ["excluded"]
         assert repo.history("Size(*)", exclude_annotated=True).tolist() == [101.0]
 
 
-def _downgrade_to_v2(path: Path) -> None:
-    """Turn a current file back into what version 2 wrote: no annotation tables or views, no
-    verdict p-values."""
-    con = duckdb.connect(str(path))
+def _downgrade_to_v2(location: str | Path) -> None:
+    """Turn a current repository back into what version 2 wrote: no annotation tables or views,
+    no verdict p-values."""
     v3 = [m for m in MIGRATIONS if m.version == 3]
     assert v3 and LATEST_VERSION == 4, "extend this test when a version 5 is added"
-    for view in ("metric_annotations", "annotated_history", "anomaly_results"):
-        con.execute(f"DROP VIEW {view}")
-    con.execute("ALTER TABLE anomaly_verdicts DROP COLUMN p_value")
-    con.execute("DELETE FROM schema_version WHERE version = 4")
-    for table in ("annotations", "annotation_tags", "annotation_groups"):
-        con.execute(f"DROP TABLE {table}")
-    con.execute("DROP SEQUENCE annotation_id_seq")
-    con.execute("DELETE FROM schema_version WHERE version = 3")
-    con.close()
+    raw_sql(
+        location,
+        *(f"DROP VIEW {v}" for v in ("metric_annotations", "annotated_history", "anomaly_results")),
+        "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
+        *(f"DROP TABLE {t}" for t in ("annotations", "annotation_tags", "annotation_groups")),
+        "DROP SEQUENCE annotation_id_seq",
+        "DELETE FROM schema_version WHERE version >= 3",
+    )
 
 
-def test_a_version_2_file_migrates_to_annotations_keeping_its_data(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as repo:
+def test_a_version_2_repository_migrates_to_annotations_keeping_its_data(
+    repo_location: str | Path,
+) -> None:
+    with MetricsRepository(repo_location) as repo:
         _saved(repo, days=3)
-    _downgrade_to_v2(repo_path)
-    con = duckdb.connect(str(repo_path))
-    assert con.execute("SELECT max(version) FROM schema_version").fetchall() == [(2,)]
-    con.close()
-    with MetricsRepository(repo_path) as repo:
+    _downgrade_to_v2(repo_location)
+    assert raw_sql(repo_location, "SELECT max(version) FROM schema_version") == [(2,)]
+    with MetricsRepository(repo_location) as repo:
         assert repo.schema_version == LATEST_VERSION
         assert repo.history("Size(*)").tolist() == [100.0, 101.0, 102.0]
         assert repo.annotations() == []
         repo.annotate("excluded", day(1), metric="Size(*)")
         assert repo.history("Size(*)", exclude_annotated=True).tolist() == [100.0, 102.0]
         with repo.sql() as cur:
-            views = {
-                v
-                for (v,) in cur.execute(
-                    "SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
-                    "AND NOT internal"
-                ).fetchall()
-            }
             versions = cur.execute("SELECT version FROM schema_version ORDER BY 1").fetchall()
-    assert set(VIEWS) <= views
+    assert set(VIEWS) <= view_names(repo_location)
     assert versions == [(1,), (2,), (3,), (4,)]

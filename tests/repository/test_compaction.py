@@ -16,8 +16,8 @@ from repository import (
     MetricRecord,
     MetricsRepository,
     ResultKey,
-    retention,
 )
+from repository.backends.duckdb import backend
 from repository.migrations import LATEST_VERSION
 from tests.repository.conftest import day, key, size
 
@@ -107,7 +107,7 @@ def test_a_failed_compaction_keeps_the_old_file(
         cur.execute(f"COPY FROM DATABASE {old} TO {new} (SCHEMA)")
         raise OSError("disk full")
 
-    monkeypatch.setattr(retention, "_copy", broken)
+    monkeypatch.setattr(backend, "copy_database", broken)
     with pytest.raises(OSError, match="disk full"):
         repo.compact()
     assert contents(repo_path) == before

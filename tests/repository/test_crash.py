@@ -1,53 +1,18 @@
 from __future__ import annotations
 
-import random
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from repository import MetricsRepository, ResultKey
-from tests.repository.conftest import size, writer_holds_lock
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def kill_inside_the_write(path: Path, *args: str) -> str:
-    """Run a worker, SIGKILL it while it holds the repository lock writing, return its output."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tests.repository._workers",
-            *args,
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    try:
-        assert process.stdout.readline().strip() == "saving"
-        # The records are staged in Python first; the write starts when the lock is taken.
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not writer_holds_lock(path):
-            time.sleep(0.002)
-        time.sleep(random.uniform(0.0, 0.1))
-        process.send_signal(signal.SIGKILL)
-        output = process.stdout.read()
-    finally:
-        process.kill()
-        process.wait()
-    assert process.returncode == -signal.SIGKILL
-    return output
+from tests.repository.conftest import kill_inside_the_write, size, writer_holds_lock
 
 
 def test_a_process_killed_mid_save_leaves_no_partial_run(repo_path: Path) -> None:
     MetricsRepository(repo_path)
-    output = kill_inside_the_write(repo_path, "big-save", str(repo_path), "1000", "150")
+    output = kill_inside_the_write(
+        lambda: writer_holds_lock(repo_path), "big-save", str(repo_path), "1000", "150"
+    )
     assert "saved" not in output
 
     repo = MetricsRepository(repo_path)
@@ -63,7 +28,7 @@ def test_a_process_killed_mid_save_leaves_no_partial_run(repo_path: Path) -> Non
 
 def test_a_process_killed_mid_replace_keeps_the_old_states(repo_path: Path) -> None:
     MetricsRepository(repo_path)
-    kill_inside_the_write(repo_path, "big-replace", str(repo_path), "40")
+    kill_inside_the_write(lambda: writer_holds_lock(repo_path), "big-replace", str(repo_path), "40")
 
     states = MetricsRepository(repo_path).states.load("d")
     versions = {s.format_version for s in states}

@@ -15,9 +15,10 @@ from repository import (
     NotARepositoryError,
     SchemaVersionError,
 )
+from repository.backends import describe
 from repository.migrations import LATEST_VERSION, V1_TABLES
 from repository.schema import VIEWS
-from tests.repository.conftest import key, size
+from tests.repository.conftest import key, raw_sql, size
 
 V1_ROWS = [
     # dataset_date, tags, entity, instance, name, metric_id, group, value, error
@@ -143,24 +144,24 @@ def test_a_failed_migration_leaves_the_file_at_its_version(repo_path: Path) -> N
     con.close()
 
 
-def test_a_file_from_a_newer_release_is_refused(repo_path: Path) -> None:
-    MetricsRepository(repo_path).save(key(0), [size(1.0)])
-    con = duckdb.connect(str(repo_path))
+def test_a_repository_from_a_newer_release_is_refused(repo_location: str | Path) -> None:
+    MetricsRepository(repo_location).save(key(0), [size(1.0)])
     newer = LATEST_VERSION + 1
-    con.execute("INSERT INTO schema_version (version, description) VALUES (?, 'future')", [newer])
-    con.close()
+    raw_sql(
+        repo_location,
+        f"INSERT INTO schema_version (version, description) VALUES ({newer}, 'future')",
+    )
     pattern = rf"schema version {newer}.*up to {LATEST_VERSION}.*upgrade"
     with pytest.raises(SchemaVersionError, match=pattern) as error:
-        MetricsRepository(repo_path)
-    assert str(repo_path) in str(error.value)
+        MetricsRepository(repo_location)
+    assert describe(repo_location) in str(error.value)
 
 
-def test_a_duckdb_file_of_something_else_is_refused(repo_path: Path) -> None:
-    con = duckdb.connect(str(repo_path))
-    con.execute("CREATE TABLE customers (id INTEGER)")
-    con.close()
+def test_a_database_of_something_else_is_refused(repo_location: str | Path) -> None:
+    raw_sql(repo_location, "CREATE TABLE customers (id INTEGER)")
     with pytest.raises(NotARepositoryError, match=r"tables \(customers\) but no schema_version"):
-        MetricsRepository(repo_path)
+        MetricsRepository(repo_location)
+    assert raw_sql(repo_location, "SELECT count(*) FROM customers") == [(0,)]  # left alone
 
 
 @pytest.mark.parametrize("content", [b"", b"PAR1 certainly not a database" * 100])
@@ -192,18 +193,21 @@ def test_a_damaged_repository_gives_a_clear_error(
     assert str(repo_path) in str(raised.value)
 
 
-def test_a_version_3_file_gains_verdict_p_values_keeping_its_verdicts(repo_path: Path) -> None:
+def test_a_version_3_repository_gains_verdict_p_values_keeping_its_verdicts(
+    repo_location: str | Path,
+) -> None:
     from repository import AnomalyVerdict
 
-    with MetricsRepository(repo_path) as repo:
+    with MetricsRepository(repo_location) as repo:
         verdict = AnomalyVerdict("Size(*)", "anomaly", "OnlineNormal", value=9.0, upper=5.0)
         repo.save(key(0, dataset="orders"), [size(9.0)], verdicts=[verdict])
-    con = duckdb.connect(str(repo_path))
-    con.execute("DROP VIEW anomaly_results")
-    con.execute("ALTER TABLE anomaly_verdicts DROP COLUMN p_value")
-    con.execute("DELETE FROM schema_version WHERE version = 4")
-    con.close()
-    with MetricsRepository(repo_path) as repo:
+    raw_sql(
+        repo_location,
+        "DROP VIEW anomaly_results",
+        "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
+        "DELETE FROM schema_version WHERE version = 4",
+    )
+    with MetricsRepository(repo_location) as repo:
         assert repo.schema_version == LATEST_VERSION >= 4
         frame = repo.load_verdicts()
         assert frame[["status", "value", "upper"]].to_dict("records") == [

@@ -6,7 +6,7 @@ import pytest
 from repository import AnomalyVerdict, CheckOutcome, MetricsRepository
 from repository.outcomes import OUTCOME_COLUMNS
 from repository.verdicts import VERDICT_COLUMNS
-from tests.repository.conftest import day, key, size
+from tests.repository.conftest import day, key, map_value, size
 
 
 def outcome(
@@ -120,8 +120,8 @@ def test_views_answer_plain_sql(repo: MetricsRepository) -> None:
     repo.save(key(1, dataset="orders"), [size(7.0)])
     with repo.sql() as cur:
         assert cur.execute(
-            "SELECT value FROM metric_history WHERE metric_id = ? AND tags['dataset'] = ? "
-            "ORDER BY timestamp",
+            "SELECT value FROM metric_history WHERE metric_id = ? "
+            f"AND {map_value(repo, 'tags', 'dataset')} = ? ORDER BY timestamp",
             ["Size(*)", "orders"],
         ).fetchall() == [(5.0,), (7.0,)]
         assert cur.execute("SELECT value FROM latest_metric_values").fetchall() == [(7.0,)]

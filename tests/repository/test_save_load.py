@@ -30,10 +30,10 @@ def _comparable(record: MetricRecord) -> tuple[object, ...]:
     return record.entity, record.instance, record.name, record.metric_id, value, group, record.error
 
 
-def test_a_second_repository_object_sees_the_data_on_disk(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as writer:
+def test_a_second_repository_object_sees_the_stored_data(repo_location: str | Path) -> None:
+    with MetricsRepository(repo_location) as writer:
         writer.save(key(0), [size(1.0)])
-    with MetricsRepository(repo_path) as reader:
+    with MetricsRepository(repo_location) as reader:
         assert reader.history("Size(*)").tolist() == [1.0]
         assert reader.schema_version == LATEST_VERSION
 

@@ -76,7 +76,7 @@ def test_list_and_delete_partitions(repo: MetricsRepository) -> None:
     assert repo.states.partitions("orders") == ["p2"]
     with repo.sql() as cur:
         assert cur.execute(
-            "SELECT partition, payload_bytes FROM analyzer_state_index ORDER BY ALL"
+            "SELECT partition, payload_bytes FROM analyzer_state_index ORDER BY 1, 2"
         ).fetchall() == [("p2", 1), ("p2", 1)]
 
 

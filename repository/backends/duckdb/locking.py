@@ -15,7 +15,7 @@ Two POSIX record locks on the lock file implement it:
 
 Record locks, rather than ``flock``, give two locks on one file. They belong to the process and
 the kernel drops them when the process closes *any* descriptor of the lock file: only this module
-opens it, once per attached repository, and ``connection`` keeps one holder per file per process.
+opens it, once per attached repository, and ``backend`` keeps one holder per file per process.
 They are not inherited by forked children, and die with their process, even by ``SIGKILL``. The
 lock file is never deleted (deleting lock files races).
 """

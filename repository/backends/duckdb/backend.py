@@ -1,4 +1,5 @@
-"""Opening the repository file for one operation at a time, safely across threads and processes.
+"""The DuckDB file backend: the file is opened for one operation at a time, safely across threads
+and processes.
 
 DuckDB lets one process open a file read-write, or several processes open it read-only, and a
 process that keeps the file open blocks the others. So every operation holds the file only while
@@ -24,7 +25,7 @@ it runs:
   (same inode, size and modification time). A read that finds no file, or an older schema,
   opens the file read-write instead, to create or migrate it.
 
-``Connector.session()`` keeps the file attached across many operations (faster, but writers of
+``DuckDBBackend.session()`` keeps the file attached across many operations (faster, but writers of
 other processes wait meanwhile, and everyone once the session has written). ``":memory:"``
 databases are attached read-write once and kept until ``close()``; they are private to the
 process that made them.
@@ -42,29 +43,39 @@ from contextlib import contextmanager
 
 import duckdb
 
+from repository.backends.base import Backend, OnOpen
+from repository.backends.dialects import DUCKDB
+from repository.backends.duckdb.compaction import copy_database, sort_points
+from repository.backends.duckdb.cursor import DuckDBCursor
+from repository.backends.duckdb.host import (
+    MEMORY,
+    Attachment,
+    fsync,
+    identity,
+    open_error,
+    registry,
+)
+from repository.backends.duckdb.locking import FIRST_DELAY, FileLock, backoff
 from repository.errors import CorruptRepositoryError, RepositoryError
-from repository.host import MEMORY, Attachment, fsync, identity, open_error, registry
-from repository.locking import FIRST_DELAY, FileLock, backoff
-from repository.results import Cursor
 
-OnOpen = Callable[[Cursor, bool], bool]
-"""Checks (and, if writable, migrates) a freshly attached file; False: it must be writable."""
 _running_here = threading.local()  # per thread: attachment key -> operations it is running
 # A forked child starts with no attachment (see ``host``): none of its operations is running.
 os.register_at_fork(after_in_child=lambda: _running_here.__dict__.clear())
 
 
-class Connector:
+class DuckDBBackend(Backend):
     """Leases the repository file to operations; see the module docstring for the protocol.
 
     Examples
     --------
-    >>> connector = Connector(":memory:", lock_timeout=1.0, on_open=lambda cur, writable: True)
-    >>> with connector.cursor() as cur:
-    ...     cur.execute("SELECT 42").fetchone()
-    (42,)
-    >>> connector.close()
+    >>> backend = DuckDBBackend(":memory:", lock_timeout=1.0, on_open=lambda cur, writable: True)
+    >>> with backend.cursor() as cur:
+    ...     cur.execute("SELECT 42").fetchall()
+    [(42,)]
+    >>> backend.close()
     """
+
+    dialect = DUCKDB
 
     def __init__(self, path: str | os.PathLike[str], lock_timeout: float, on_open: OnOpen) -> None:
         if lock_timeout < 0:
@@ -101,7 +112,7 @@ class Connector:
             self._release(attachment, operation=False)
 
     @contextmanager
-    def cursor(self) -> Iterator[Cursor]:
+    def cursor(self) -> Iterator[DuckDBCursor]:
         """A cursor for reading: the file is attached read-only unless a write holds it."""
         attachment = self._acquire(write=False, operation=True)
         try:
@@ -111,24 +122,32 @@ class Connector:
             self._release(attachment, operation=True)
 
     @contextmanager
-    def transaction(self) -> Iterator[Cursor]:
+    def sql_cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """DuckDB's own cursor, reading (see ``cursor``)."""
+        with self.cursor() as cur:
+            yield cur.native
+
+    @contextmanager
+    def transaction(self) -> Iterator[DuckDBCursor]:
         """A cursor inside one write transaction: committed on success, rolled back on error."""
         attachment = self._acquire(write=True, operation=True)
         try:
-            with attachment.writer, self._cursor(attachment) as cur:
-                cur.execute("BEGIN TRANSACTION")
-                try:
-                    yield cur
-                    cur.execute("COMMIT")
-                except BaseException:
-                    # A failed COMMIT has already ended the transaction.
-                    with contextlib.suppress(duckdb.Error):
-                        cur.execute("ROLLBACK")
-                    raise
+            with attachment.writer, self._cursor(attachment) as cur, cur.atomic():
+                yield cur
         finally:
             self._release(attachment, operation=True)
 
-    def rewrite(self, build: Callable[[Cursor, str, str], object]) -> None:
+    def compact(self, recluster: bool) -> None:
+        """Copy the file into a fresh one that replaces it (see ``compaction``); an in-memory
+        database is only re-sorted in place."""
+        if self.in_memory:
+            if recluster:
+                with self.transaction() as cur:
+                    sort_points(cur)
+            return
+        self.rewrite(lambda cur, old, new: copy_database(cur, old, new, recluster))
+
+    def rewrite(self, build: Callable[[DuckDBCursor, str, str], object]) -> None:
         """Replace the file by a rebuilt copy: ``build(cursor, old_alias, new_alias)`` fills a
         fresh database file from the attached one; it then atomically takes the file's place.
 
@@ -149,7 +168,9 @@ class Connector:
         finally:
             self._release(attachment, operation=True)
 
-    def _rewrite(self, attachment: Attachment, build: Callable[[Cursor, str, str], object]) -> None:
+    def _rewrite(
+        self, attachment: Attachment, build: Callable[[DuckDBCursor, str, str], object]
+    ) -> None:
         folder, name = os.path.split(self.target)
         for leftover in os.listdir(folder):  # copies of compactions that were killed
             if leftover.startswith(f"{name}.compact-"):
@@ -160,7 +181,7 @@ class Connector:
             quoted = copy.replace("'", "''")
             cur.execute(f"ATTACH '{quoted}' AS {attachment.alias}_new")
             try:
-                build(cur, attachment.alias, f"{attachment.alias}_new")
+                build(DuckDBCursor(cur), attachment.alias, f"{attachment.alias}_new")
             finally:
                 cur.execute(f"DETACH {attachment.alias}_new")  # checkpoints the copy
             fsync(copy)
@@ -186,11 +207,11 @@ class Connector:
         return registry().attachment(self._key, self.target)
 
     @contextmanager
-    def _cursor(self, attachment: Attachment) -> Iterator[Cursor]:
+    def _cursor(self, attachment: Attachment) -> Iterator[DuckDBCursor]:
         cur = registry().cursor()
         try:
             cur.execute(f"USE {attachment.alias}")
-            yield cur
+            yield DuckDBCursor(cur)
         except duckdb.Error as exc:
             if "corrupt" in str(exc).lower():
                 raise CorruptRepositoryError(f"{self.target} is damaged: {exc}") from exc

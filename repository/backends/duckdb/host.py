@@ -1,7 +1,7 @@
 """The process's DuckDB instance, the repository files attached to it, and file helpers.
 
 One in-memory DuckDB instance per process hosts every repository file (``ATTACH``-ed per
-operation by ``connection.Connector``); an ``Attachment`` records how one file is attached.
+operation by ``backend.DuckDBBackend``); an ``Attachment`` records how one file is attached.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from repository.backends.duckdb.locking import FileLock
 from repository.errors import (
     CorruptRepositoryError,
     NotARepositoryError,
     RepositoryLockedError,
     RepositoryOpenError,
 )
-from repository.locking import FileLock
-from repository.results import Cursor
 
 MEMORY = ":memory:"
 # Never download or load extensions implicitly: a SQLite file would otherwise make DuckDB fetch
@@ -71,7 +70,7 @@ class Registry:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.host: Cursor | None = None
+        self.host: duckdb.DuckDBPyConnection | None = None
         self.attachments: dict[str, Attachment] = {}
         self.aliases = itertools.count(1)
 
@@ -87,7 +86,7 @@ class Registry:
         with self.lock:
             self.attachments.pop(key, None)
 
-    def cursor(self) -> Cursor:
+    def cursor(self) -> duckdb.DuckDBPyConnection:
         """A new cursor on the process's DuckDB instance (started on first use)."""
         with self.lock:
             if self.host is None:

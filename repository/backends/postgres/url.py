@@ -1,0 +1,109 @@
+"""PostgreSQL repository URLs: checked before use, shown without their password.
+
+``postgresql://user@host:5432/database`` (``postgres://`` too), with libpq's query parameters
+(``?sslmode=require``, ``?options=-csearch_path%3Dmetrics`` for a schema of its own). The password
+should come from the environment (``PGPASSWORD``, a ``~/.pgpass`` file, or a config's
+``${VAR}``); one written into the URL works too. Either way it never appears in ``repr``, in an
+error message or in a log record: ``Location.display`` is the URL with ``***`` in its place, and
+``Location.scrub`` removes it from any text a driver produced.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from repository.errors import RepositoryURLError
+
+SCHEMES = ("postgresql", "postgres")
+MASK = "***"
+
+
+def is_url(location: object) -> bool:
+    """Whether ``location`` is a PostgreSQL URL rather than a file path.
+
+    >>> is_url("postgresql://db/metrics"), is_url("metrics.duckdb")
+    (True, False)
+    """
+    return (
+        isinstance(location, str)
+        and location.split("://", 1)[0].lower() in SCHEMES
+        and ("://" in location)
+    )
+
+
+@dataclass(frozen=True)
+class Location:
+    """A checked PostgreSQL URL.
+
+    Examples
+    --------
+    >>> place = parse("postgresql://ana:s3cret@db.example:5432/metrics?sslmode=require")
+    >>> place.display
+    'postgresql://ana:***@db.example:5432/metrics?sslmode=require'
+    >>> place.scrub("FATAL: no access for s3cret")
+    'FATAL: no access for ***'
+    """
+
+    url: str = field(repr=False)
+    display: str
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every password this URL or the environment carries masked."""
+        for secret in (*self.secrets, os.environ.get("PGPASSWORD", "")):
+            if secret:
+                text = text.replace(secret, MASK)
+        return text
+
+
+def parse(url: str) -> Location:
+    """Check a PostgreSQL URL's shape (scheme, host, port, database); libpq checks the rest."""
+    display, secrets = mask_passwords(url)
+    try:
+        parts = urlsplit(url)
+        # libpq takes several hosts (host1:5432,host2:5432) for failover: let it check those.
+        port = None if "," in parts.netloc else parts.port
+        parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    except ValueError as exc:
+        raise RepositoryURLError(_bad(display, f"it does not parse ({exc})")) from None
+    if parts.scheme.lower() not in SCHEMES:
+        raise RepositoryURLError(_bad(display, f"the scheme must be one of {', '.join(SCHEMES)}"))
+    if parts.fragment:
+        raise RepositoryURLError(_bad(display, "a URL of a database has no #fragment"))
+    if port == 0:
+        raise RepositoryURLError(_bad(display, "the port must be 1-65535"))
+    database = unquote(parts.path.lstrip("/"))
+    if "/" in database:
+        raise RepositoryURLError(_bad(display, f"the path must be /DATABASE, got {parts.path!r}"))
+    return Location(url, display, secrets)
+
+
+def mask_passwords(url: str) -> tuple[str, tuple[str, ...]]:
+    """The URL with its passwords masked, and the passwords (as written and decoded), found by
+    plain text rules so that even a URL that does not parse is shown masked."""
+    scheme, _, rest = url.partition("://")
+    end = min([i for i in (rest.find(c) for c in "/?#") if i >= 0], default=len(rest))
+    userinfo, at, host = rest[:end].rpartition("@")
+    found = []
+    if ":" in userinfo:
+        user, password = userinfo.split(":", 1)
+        userinfo, found = f"{user}:{MASK}", [password]
+    tail = rest[end:]
+    found += _QUERY_PASSWORD.findall(tail)
+    tail = _QUERY_PASSWORD.sub(MASK, tail)
+    secrets = {s for raw in found for s in (raw, unquote(raw)) if s}
+    # Longest first, so that a password containing another is masked whole.
+    return f"{scheme}://{userinfo}{at}{host}{tail}", tuple(sorted(secrets, key=len, reverse=True))
+
+
+_QUERY_PASSWORD = re.compile(r"(?<=[?&]password=)[^&#]*")
+
+
+def _bad(display: str, why: str) -> str:
+    return (
+        f"{display} is not a usable PostgreSQL URL: {why}. Expected "
+        "postgresql://USER@HOST:PORT/DATABASE (the password from PGPASSWORD or ~/.pgpass)"
+    )
