@@ -18,6 +18,7 @@ from anomaly.service.model import ConfigModel, check_name
 from anomaly.service.problems import Problem, choice_error
 from anomaly.service.schedule import ScheduleSpec
 from anomaly.service.source_config import SourceConfig
+from anomaly.service.stream_config import StreamScanConfig, stream_problems
 
 SCAN_TAG = "scan"
 """The tag every scan's runs carry (with ``dataset``, the source name, unless overridden)."""
@@ -97,6 +98,7 @@ class ScanConfig(ConfigModel):
     min_history: int | None = Field(default=None, ge=0)
     alerts: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
     history_window: Duration | None = None
+    stream: StreamScanConfig | None = None
 
     @field_validator("tags")
     @classmethod
@@ -177,7 +179,7 @@ class ServiceConfig(ConfigModel):
                 if sink not in self.alerts:
                     message = choice_error("alert", sink, list(self.alerts) or ["(none defined)"])
                     found.append(Problem(("scans", name, "alerts", i), message))
-        return found
+        return found + stream_problems(self)
 
     def scan(self, name: str) -> ScanConfig:
         """The scan called `name` (a `ConfigurationError` naming the defined scans otherwise)."""

@@ -1,0 +1,160 @@
+"""A closed window becomes one run: stored, judged against earlier windows, alerted as a scan.
+
+The run's key is the window start with the stream's tags plus ``window`` (its label); the
+history it is judged on is every earlier window of the stream (the tags without ``window``).
+Storing a run again replaces it, so closing a window twice (a replay after a crash) stores the
+same run once. Alerts are sent before the window is marked closed: after a crash in between,
+an alert may be sent twice but is never lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import timedelta
+from typing import Any
+
+from anomaly.analyzers import Analyzer
+from anomaly.context import AnalyzerContext
+from anomaly.differential.merge import metrics_from_states
+from anomaly.service.alert_config import AlertSinkConfig
+from anomaly.service.config import Defaults, MetricPlan
+from anomaly.service.detection import failure_verdicts, history_frame, judge
+from anomaly.service.report import Finding, ScanReport
+from anomaly.service.scan import count_groups, plans_by_record
+from anomaly.service.sinks import dispatch
+from anomaly.streaming.ledger import WindowDelta
+from anomaly.streaming.windows import Window
+from repository import MetricRecord, MetricsRepository, ResultKey
+
+LOG = logging.getLogger("anomaly.streaming")
+WINDOW_TAG = "window"
+LATE_ROWS = "LateRows(*)"
+"""The metric id of the rows that reached a window after it closed (stored on its run)."""
+DEFAULT: Any = object()
+"""Stands for the config's default detector."""
+
+
+def metric_plans(
+    metrics: Sequence[Analyzer[Any] | MetricPlan],
+    detector: Any = DEFAULT,
+    severity: str | None = None,
+    min_history: int | None = None,
+) -> list[MetricPlan]:
+    """Plans for `metrics`: a `MetricPlan` as given, an analyzer judged by `detector` (default:
+    the config default's detector; None: stored, not judged) with the default severity and
+    minimum history unless given.
+
+    >>> from anomaly.analyzers import Size
+    >>> [(p.analyzer.metric_id, p.severity) for p in metric_plans([Size()], severity="warning")]
+    [('Size(*)', 'warning')]
+    """
+    defaults = Defaults()
+    plans = []
+    for metric in metrics:
+        if isinstance(metric, MetricPlan):
+            plans.append(metric)
+            continue
+        if detector is DEFAULT:
+            found, label = defaults.detector.detector, defaults.detector.label
+        else:
+            found, label = detector, "none" if detector is None else type(detector).__name__
+        plans.append(
+            MetricPlan(
+                metric,
+                found,
+                label,
+                severity or defaults.severity,  # type: ignore[arg-type]
+                defaults.min_history if min_history is None else min_history,
+            )
+        )
+    return plans
+
+
+@dataclass(frozen=True)
+class WindowResult:
+    """A closed window: its metrics, the scan-style report of its verdicts, when it was stored.
+
+    ``stored_at`` is the wall-clock time (``time.time()``) at which its metrics and verdicts
+    were in the repository.
+    """
+
+    window: Window
+    context: AnalyzerContext
+    report: ScanReport
+    stored_at: float
+
+
+class WindowJudge:
+    """Stores, judges and alerts the closed windows of one stream."""
+
+    def __init__(
+        self,
+        name: str,
+        repository: MetricsRepository,
+        plans: Sequence[MetricPlan],
+        tags: Mapping[str, str],
+        group_by: Sequence[str] = (),
+        sinks: Mapping[str, AlertSinkConfig] | None = None,
+        history_window: timedelta | None = None,
+    ) -> None:
+        if WINDOW_TAG in tags:
+            raise ValueError(f"the tag {WINDOW_TAG!r} is set per window by the stream")
+        self.name = name
+        self.repository = repository
+        self.plans = list(plans)
+        self.tags = dict(tags)
+        self.group_by = tuple(group_by)
+        self.sinks = dict(sinks or {})
+        self.history_window = history_window
+
+    def key(self, window: Window) -> ResultKey:
+        """The repository key of a window's run."""
+        return ResultKey(window.start_time, {**self.tags, WINDOW_TAG: window.label})
+
+    def context(self, delta: WindowDelta) -> AnalyzerContext:
+        """The window's metrics from its merged states; a metric that failed in any of the
+        window's batches fails with that batch's message (its value would be partial)."""
+        analyzers = [p.analyzer for p in self.plans]
+        context = metrics_from_states(analyzers, {"window": delta.states}, self.group_by)
+        if not delta.failures:
+            return context
+        metrics = dict(context.metrics)
+        for (analyzer, group), metric in context.metrics.items():
+            message = delta.failures.get(analyzer.metric_id)
+            if message is not None:
+                metrics[(analyzer, group)] = analyzer.failure(message, metric.group)
+        return replace(context, metrics=metrics)
+
+    def close(self, window: Window, delta: WindowDelta) -> WindowResult:
+        """Store the window's run, judge it on the earlier windows, alert; returns the result."""
+        started = time.monotonic()
+        log_id = self.repository.scan_log.start(self.name)
+        context = self.context(delta)
+        records = list(context)
+        record_plans = plans_by_record(context, self.plans)
+        key = self.key(window)
+        self.repository.save(key, records)
+        after = window.start_time - self.history_window if self.history_window else None
+        frame = history_frame(self.repository, self.tags, record_plans, window.start_time, after)
+        verdicts = judge(frame, window.start_time, record_plans, self.history_window)
+        verdicts += failure_verdicts(records, record_plans)
+        self.repository.save_verdicts(key, verdicts)
+        stored_at = time.time()
+        findings = [Finding(v, record_plans[v.metric_id].severity) for v in verdicts]
+        report = ScanReport(
+            self.name, window.start_time, None, findings, len(self.plans), count_groups(records)
+        )
+        report.seconds = time.monotonic() - started
+        self.repository.scan_log.finish(log_id, report.status.label)
+        if report.problems:
+            LOG.warning("stream %s window %s: %s", self.name, window.label, report.headline())
+        dispatch(report, self.sinks)
+        return WindowResult(window, context, report, stored_at)
+
+    def record_late(self, window: Window, rows: int) -> None:
+        """Store (replace) the count of rows that reached `window` after it closed."""
+        record = MetricRecord("Dataset", "*", "LateRows", LATE_ROWS, float(rows))
+        self.repository.save(self.key(window), [record])
