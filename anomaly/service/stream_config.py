@@ -62,7 +62,7 @@ class StreamSourceConfig(ConfigModel):
             if self.schema_ is None:
                 raise custom_error(
                     f"a streaming {self.format} source needs 'schema' (Spark does not infer "
-                    "the schema of a stream), e.g. schema: \"ts timestamp, amount double\"",
+                    'the schema of a stream), e.g. schema: "ts timestamp, amount double"',
                     key="schema",
                 )
         return self
@@ -142,16 +142,31 @@ def stream_problems(config: Any) -> list[Problem]:
             continue
         where = ("scans", name)
         if source.stream is not None and scan.stream is None:
-            found.append(Problem(where, f"source {scan.source!r} is a stream: the scan needs "
-                                        "'stream' settings (window, watermark, checkpoint)"))
+            found.append(
+                Problem(
+                    where,
+                    f"source {scan.source!r} is a stream: the scan needs "
+                    "'stream' settings (window, watermark, checkpoint)",
+                )
+            )
         elif source.stream is None and scan.stream is not None:
-            found.append(Problem((*where, "stream"), f"source {scan.source!r} is not a stream "
-                                                     "source: remove 'stream' or use a stream"))
+            found.append(
+                Problem(
+                    (*where, "stream"),
+                    f"source {scan.source!r} is not a stream "
+                    "source: remove 'stream' or use a stream",
+                )
+            )
         if scan.stream is None or source.stream is None:
             continue
         if scan.schedule is not None:
-            found.append(Problem((*where, "schedule"), "a stream scan runs continuously (its "
-                                 "stream.trigger says how often): remove 'schedule'"))
+            found.append(
+                Problem(
+                    (*where, "schedule"),
+                    "a stream scan runs continuously (its "
+                    "stream.trigger says how often): remove 'schedule'",
+                )
+            )
         found += _accuracy_problems(config, name, scan)
     return found
 
@@ -170,16 +185,31 @@ def _accuracy_problems(config: Any, name: str, scan: Any) -> list[Problem]:
         target = config.sources.get(analyzer.target)
         where = ("scans", name, "metrics", i)
         if target is None or target.stream is None:
-            found.append(Problem((*where, "target"), f"in a stream scan, Accuracy's target must "
-                                 f"name a stream source; got {analyzer.target!r}"))
+            found.append(
+                Problem(
+                    (*where, "target"),
+                    f"in a stream scan, Accuracy's target must "
+                    f"name a stream source; got {analyzer.target!r}",
+                )
+            )
             continue
         if len(scan.metrics) > 1:
-            found.append(Problem(where, "a streaming Accuracy must be its scan's only metric "
-                                        "(put the other metrics in a scan of their own)"))
+            found.append(
+                Problem(
+                    where,
+                    "a streaming Accuracy must be its scan's only metric "
+                    "(put the other metrics in a scan of their own)",
+                )
+            )
         source = config.sources[scan.source]
         bounds = rule_time_bounds(analyzer.plan, source.time_column, target.time_column)
         if bounds.upper is None and scan.stream.tolerance is None:
-            found.append(Problem(("scans", name, "stream", "tolerance"), "the rule does not "
-                                 "bound how much later than its source row a target row may "
-                                 "come: give a tolerance (e.g. 1h)"))
+            found.append(
+                Problem(
+                    ("scans", name, "stream", "tolerance"),
+                    "the rule does not "
+                    "bound how much later than its source row a target row may "
+                    "come: give a tolerance (e.g. 1h)",
+                )
+            )
     return found

@@ -20,13 +20,13 @@ from anomaly.accuracy import Accuracy
 from anomaly.accuracy.job import SOURCE, TARGET, build_query, collect_states, qualified
 from anomaly.analyzers import CountState, State
 from anomaly.analyzers.columns import quote
+from anomaly.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
 from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.config import MetricPlan
 from anomaly.streaming.batch import ROWS, BatchSplit
 from anomaly.streaming.event_time import EVENT, WINDOW, event_millis
 from anomaly.streaming.judging import DEFAULT, WindowJudge, metric_plans
-from anomaly.differential.partition_states import StateKey
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.metrics_stream import STREAM_TAG
 from anomaly.streaming.row_store import RowStore
@@ -126,8 +126,8 @@ class StreamingAccuracy(WindowedStream):
         length, delay = millis(window, "window"), millis(watermark, "watermark", zero=True)
         horizon = max(0, self.upper)
         super().__init__(name, repository, judge, length, delay, horizon, listener)
-        self.schemas: dict[str, StructType] = {}
-        """The kept rows' schema per side (set by each batch, before any window closes)."""
+        self.schema: StructType | None = None
+        """The kept rows' schema (set by each batch, before any window closes)."""
         self._store: RowStore | None = None
 
     def combine(self, source: DataFrame, target: DataFrame) -> DataFrame:
@@ -161,13 +161,8 @@ class StreamingAccuracy(WindowedStream):
         Raises `RuleError` when the rule does not fit the two schemas (before any batch).
         """
         combined = self.combine(source, target)
-        spark = source.sparkSession
-        flat = {
-            side: combined.select(f"{ROW}{side}.*", EVENT, WINDOW).schema
-            for side in ("source", "target")
-        }
-        empty = {side: spark.createDataFrame([], schema) for side, schema in flat.items()}
-        self._query(empty["source"], empty["target"]).schema  # analysis only: no job
+        empty = source.sparkSession.createDataFrame([], combined.schema)
+        _ = self._query(self._side(empty, "source"), self._side(empty, "target")).schema
         return self.start_query(combined, checkpoint, trigger, query_name)
 
     def split(self, df: DataFrame, batch_id: int, watermark: int | None) -> BatchSplit:
@@ -201,11 +196,9 @@ class StreamingAccuracy(WindowedStream):
             kept = F.col(WINDOW).isNotNull()
             if watermark is not None:
                 kept &= F.col(WINDOW) + self.length + self.horizon > F.lit(watermark)
-            for side in ("source", "target"):
-                chosen = data.where((F.col(SIDE) == side) & kept)
-                flat = chosen.select(f"{ROW}{side}.*", EVENT, WINDOW)
-                self.schemas[side] = flat.schema
-                store.write(flat, side, batch_id, newest[side])
+            chosen = data.where(kept)
+            self.schema = chosen.schema
+            store.write(chosen, batch_id, newest)
         finally:
             data.unpersist()
         return BatchSplit(deltas, late, untimed, rows, latest, late_targets)
@@ -213,12 +206,13 @@ class StreamingAccuracy(WindowedStream):
     def window_deltas(self, starts: list[int]) -> dict[int, WindowDelta]:
         from pyspark.sql import functions as F
 
-        store = self.row_store()
-        source = store.read("source", self.schemas["source"])
-        source = source.where(F.col(WINDOW).isin(starts))
+        assert self.schema is not None  # set by the batch that closes these windows
+        kept = self.row_store().read(self.schema)
+        if kept is None:
+            return {start: WindowDelta({}) for start in starts}
+        source = self._side(kept, "source").where(F.col(WINDOW).isin(starts))
         low, high = min(starts) + self.lower, max(starts) + self.length + self.upper
-        target = store.read("target", self.schemas["target"])
-        target = target.where(F.col(EVENT).between(low, high))
+        target = self._side(kept, "target").where(F.col(EVENT).between(low, high))
         states = collect_states(
             self._query(source, target), 1 + len(self.group_by), self.accuracy.sample_size
         )
@@ -228,9 +222,14 @@ class StreamingAccuracy(WindowedStream):
         return {start: WindowDelta(found) for start, found in deltas.items()}
 
     def windows_closed(self, watermark: int) -> None:
-        store = self.row_store()
-        for side in ("source", "target"):
-            store.drop(side, lambda newest: self.closes_by(newest, watermark))
+        self.row_store().drop(lambda newest: self.closes_by(newest, watermark))
+
+    @staticmethod
+    def _side(kept: DataFrame, side: str) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        rows = kept.where(F.col(SIDE) == side)
+        return rows.select(f"{ROW}{side}.*", EVENT, WINDOW)
 
     def row_store(self) -> RowStore:
         """Where the rows of open windows are kept (set up by the first batch)."""
@@ -280,4 +279,3 @@ def _bounds(
             f"rule asks for at least {lower} ms: no row could ever match; widen the tolerance"
         )
     return lower, upper, opened
-

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 EVENT, WINDOW = "__event_ms", "__window"
 """Columns added to each micro-batch: the event time and the start of its window."""
-TIME_TYPES = ("timestamp", "timestamp_ntz", "date", "string", "tinyint", "smallint", "int", "bigint")
+INTEGERS = ("tinyint", "smallint", "int", "bigint")
 
 
 def event_millis(schema: StructType, column: str, stream: str) -> Column:
@@ -42,7 +42,7 @@ def event_millis(schema: StructType, column: str, stream: str) -> Column:
         return F.unix_date(value).cast("long") * 86_400_000
     if kind == "string":
         return F.unix_millis(F.try_to_timestamp(value))
-    if kind in TIME_TYPES:
+    if kind in INTEGERS:
         return value.cast("long")
     raise StreamError(
         f"stream {stream!r}: time_column {column!r} has type {kind}; it must be a timestamp, a "

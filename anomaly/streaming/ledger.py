@@ -85,8 +85,8 @@ class StreamLedger:
     >>> from repository import MetricsRepository
     >>> from anomaly.analyzers import CountState
     >>> ledger = StreamLedger(MetricsRepository(":memory:"), "clicks")
-    >>> base = ledger.begin(0)
-    >>> ledger.commit(0, base, base.advanced(7_000), {0: WindowDelta({("Size(*)", ()): CountState(2)})})
+    >>> base, delta = ledger.begin(0), WindowDelta({("Size(*)", ()): CountState(2)})
+    >>> ledger.commit(0, base, base.advanced(7_000), {0: delta})
     >>> ledger.begin(0).max_event, ledger.begin(1).max_event  # replay of 0, next batch
     (None, 7000)
     >>> ledger.open_windows(), ledger.window_states(0).states
@@ -206,7 +206,9 @@ class StreamLedger:
         prefix = f"w/{start}/"
         return [p for p in stored if p.startswith(prefix)]
 
-    def _row(self, partition: str, metric_id: str, kind: str, value: Clock | Marker) -> AnalyzerState:
+    def _row(
+        self, partition: str, metric_id: str, kind: str, value: Clock | Marker
+    ) -> AnalyzerState:
         from repository import AnalyzerState
 
         return AnalyzerState(partition, metric_id, kind, 1, value.to_bytes())

@@ -1,11 +1,11 @@
-"""Rows kept until their windows close: Parquet directories per side and micro-batch.
+"""Rows kept until their windows close: one Parquet directory per micro-batch.
 
 Streaming accuracy cannot merge states batch by batch: a source row unmatched in one batch may
 be matched by a target row of a later one. So the rows of open windows are kept, one directory
-per side and batch (``<side>/batch-<id>-upto-<newest window>``): a replayed batch deletes and
-rewrites its own directories, so no row is kept twice, and a directory is deleted once every
-window its rows can count for has closed. Paths go through Hadoop's FileSystem, so any path
-Spark writes (local, HDFS, object stores) works.
+per batch (``batch-<id>-source-<newest window>-target-<newest window>``, ``none`` for a side
+without rows): a replayed batch deletes and rewrites its own directory, so no row is kept
+twice, and a directory is deleted once every window its rows can count for has closed. Paths
+go through Hadoop's FileSystem, so any path Spark writes (local, HDFS, object stores) works.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.types import StructType
+
+
+Newest = dict[str, int | None]
+"""Side (``source``, ``target``) -> the newest window a directory's rows of that side count for."""
 
 
 class RowStore:
@@ -31,37 +35,41 @@ class RowStore:
         conf = spark._jsc.hadoopConfiguration()
         return hadoop_path.getFileSystem(conf), hadoop_path
 
-    def directories(self, side: str) -> dict[str, tuple[int, int]]:
-        """Directory path -> (batch id, newest window) of one side."""
-        fs, root = self._fs(f"{self.path}/{side}")
+    def directories(self) -> dict[str, tuple[int, Newest]]:
+        """Directory path -> (batch id, newest window per side)."""
+        fs, root = self._fs(self.path)
         if not fs.exists(root):
             return {}
         found = {}
         for status in fs.listStatus(root):
             name = status.getPath().getName()
-            parts = name.split("-upto-")
-            if name.startswith("batch-") and len(parts) == 2:
-                found[f"{self.path}/{side}/{name}"] = (int(parts[0][6:]), int(parts[1]))
+            parts = name.split("-")
+            if len(parts) == 6 and parts[0] == "batch" and parts[2:5:2] == ["source", "target"]:
+                newest = {"source": _number(parts[3]), "target": _number(parts[5])}
+                found[f"{self.path}/{name}"] = (int(parts[1]), newest)
         return found
 
-    def write(self, df: DataFrame, side: str, batch_id: int, newest: int | None) -> None:
-        """Replace the rows `batch_id` keeps of `side` (none when `newest` is None)."""
-        for path, (batch, _) in self.directories(side).items():
+    def write(self, df: DataFrame, batch_id: int, newest: Newest) -> None:
+        """Replace the rows `batch_id` keeps (none when no side has a newest window)."""
+        for path, (batch, _) in self.directories().items():
             if batch == batch_id:  # an earlier attempt of this batch
                 self._delete(path)
-        if newest is not None:
-            df.write.mode("overwrite").parquet(f"{self.path}/{side}/batch-{batch_id}-upto-{newest}")
+        if any(v is not None for v in newest.values()):
+            name = f"batch-{batch_id}-source-{_text(newest['source'])}-target-"
+            df.write.mode("overwrite").parquet(f"{self.path}/{name}{_text(newest['target'])}")
 
-    def read(self, side: str, schema: StructType) -> DataFrame:
-        """Every kept row of `side` (an empty frame of `schema` when there is none)."""
-        paths = sorted(self.directories(side))
-        if not paths:
-            return self.spark.createDataFrame([], schema)
-        return self.spark.read.schema(schema).parquet(*paths)
+    def read(self, schema: StructType) -> DataFrame | None:
+        """Every kept row (of `schema`), or None when nothing is kept."""
+        paths = sorted(self.directories())
+        return self.spark.read.schema(schema).parquet(*paths) if paths else None
 
-    def drop(self, side: str, done: Callable[[int], bool]) -> int:
-        """Delete the directories of `side` whose newest window is `done`; returns how many."""
-        doomed = [path for path, (_, newest) in self.directories(side).items() if done(newest)]
+    def drop(self, done: Callable[[int], bool]) -> int:
+        """Delete the directories whose newest windows of both sides are `done`."""
+        doomed = [
+            path
+            for path, (_, newest) in self.directories().items()
+            if all(v is None or done(v) for v in newest.values())
+        ]
         for path in doomed:
             self._delete(path)
         return len(doomed)
@@ -69,3 +77,12 @@ class RowStore:
     def _delete(self, path: str) -> None:
         fs, hadoop_path = self._fs(path)
         fs.delete(hadoop_path, True)
+
+
+def _text(window: int | None) -> str:
+    # A '-' inside a name would split it: negative windows (before 1970) are written as 'm...'.
+    return "none" if window is None else str(window).replace("-", "m")
+
+
+def _number(text: str) -> int | None:
+    return None if text == "none" else int(text.replace("m", "-"))

@@ -82,7 +82,7 @@ class WindowedStream(ABC):
     def window_deltas(self, starts: list[int]) -> dict[int, WindowDelta]:
         """The merged states of windows about to close."""
 
-    def windows_closed(self, watermark: int) -> None:
+    def windows_closed(self, watermark: int) -> None:  # noqa: B027 - optional, empty by default
         """Called once the windows the watermark passed are closed (for cleanups)."""
 
     def closes_by(self, start: int, watermark: int | None) -> bool:
@@ -167,6 +167,7 @@ class WindowedStream(ABC):
                 f"stream {self.name!r}: streaming jobs need a classic Spark session (local or a "
                 "cluster's driver): foreachBatch runs our code next to the repository"
             )
+
         def run(batch: DataFrame, batch_id: int) -> None:
             try:
                 self.process_batch(batch, batch_id)

@@ -64,7 +64,8 @@ def rule_time_bounds(plan: RulePlan, source_time: str, target_time: str) -> Time
 def _bounds(node: nodes.Node, fields: dict[str, str]) -> TimeBounds:
     if isinstance(node, nodes.Between) and not node.negated:
         low = _bounds(nodes.Compare(node.pos, ">=", node.operand, node.low), fields)
-        return low.tightened(_bounds(nodes.Compare(node.pos, "<=", node.operand, node.high), fields))
+        high = _bounds(nodes.Compare(node.pos, "<=", node.operand, node.high), fields)
+        return low.tightened(high)
     if not isinstance(node, nodes.Compare) or node.op in ("!=", "<>"):
         return TimeBounds()
     left, right = _linear(node.left, fields), _linear(node.right, fields)
@@ -85,10 +86,9 @@ def _bounds(node: nodes.Node, fields: dict[str, str]) -> TimeBounds:
 
 def _linear(node: nodes.Node, fields: dict[str, str]) -> Linear | None:
     if isinstance(node, nodes.Selection):
-        steps = node.steps
-        if len(steps) == 1 and isinstance(steps[0], nodes.Field):
-            if steps[0].name == fields.get(node.head):
-                return (1.0, 0.0, 0.0) if node.head == "source" else (0.0, 1.0, 0.0)
+        step = node.steps[0] if len(node.steps) == 1 else None
+        if isinstance(step, nodes.Field) and step.name == fields.get(node.head):
+            return (1.0, 0.0, 0.0) if node.head == "source" else (0.0, 1.0, 0.0)
         return None
     if isinstance(node, nodes.Literal) and node.kind in ("time", "number"):
         return (0.0, 0.0, float(node.value))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
 import random
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from anomaly import AnalysisRunner
 from anomaly.analyzers import (
@@ -37,6 +43,8 @@ EXACT: list[Analyzer[Any]] = [
     Size(), Completeness("amount"), Mean("amount"), Sum("amount"), Minimum("amount"),
     Maximum("amount"), CountDistinct("user"), ApproxCountDistinct("user"),
 ]  # fmt: skip
+SHARED = [a for a in EXACT if not isinstance(a, CountDistinct)]
+"""The exact metrics of the one shared aggregation (one Spark job per micro-batch)."""
 # The variance merge (Chan et al.) rounds differently than one aggregation: equal to 1e-12.
 CLOSE: list[Analyzer[Any]] = [StandardDeviation("amount")]
 Row = dict[str, Any]
@@ -115,3 +123,30 @@ def assert_same(actual: Values, expected: Values, close: Sequence[str] = ()) -> 
                 assert math.isclose(got, value, rel_tol=1e-12), (key, metric_id, got, value)
             else:
                 assert got == value, (key, metric_id, got, value)
+
+
+def write_json(path: Path, rows: Sequence[Row], order: int) -> Path:
+    """`rows` as a JSON-lines file, modified at `order` seconds after T0 (file sources take
+    the oldest files first)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as out:
+        for row in rows:
+            out.write(json.dumps({**row, "ts": row["ts"].isoformat() if row["ts"] else None}))
+            out.write("\n")
+    stamp = T0.timestamp() + order
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def write_parquet(path: Path, rows: Sequence[Row], order: int) -> Path:
+    """`rows` as one Parquet file (ts a UTC timestamp), modified at `order` s after T0."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist(
+        [dict(r) for r in rows],
+        schema=pa.schema([("ts", pa.timestamp("us", tz="UTC")), ("country", pa.string()),
+                          ("amount", pa.int64()), ("user", pa.string())]),
+    )  # fmt: skip
+    pq.write_table(table, path)
+    stamp = T0.timestamp() + order
+    os.utime(path, (stamp, stamp))
+    return path

@@ -55,7 +55,7 @@ def test_durations_in_milliseconds(text: str | float, ms: int) -> None:
 
 @pytest.mark.parametrize("bad", ["-1h", "soon", 0, "0.0001s"])
 def test_bad_durations_name_the_setting(bad: object) -> None:
-    with pytest.raises(ValueError, match="^watermark: "):
+    with pytest.raises(ValueError, match=r"^watermark: "):
         millis(bad, "watermark")  # type: ignore[arg-type]
 
 
@@ -63,12 +63,12 @@ def test_the_clock_restarts_a_replayed_batch_from_before_it() -> None:
     clock = Clock(7, Progress(100, {"rows": 1}), Progress(200, {"rows": 3}))
     assert clock.base(8) == clock.after and clock.base(12) == clock.after
     assert clock.base(7) == clock.before
-    with pytest.raises(StreamStateError, match="processed micro-batch 7, but its query is at batch 3"):
+    with pytest.raises(StreamStateError, match="micro-batch 7, but its query is at batch 3"):
         clock.base(3, "clicks")
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.one_of(st.none(), st.integers(-10**12, 10**12)), max_size=8))
+@given(st.lists(st.one_of(st.none(), st.integers(-(10**12), 10**12)), max_size=8))
 def test_the_watermark_never_goes_back(events: list[int | None]) -> None:
     progress, marks = Progress(), []
     for event in events:

@@ -3,6 +3,7 @@ windows equal a batch recompute, replays count once, late and untimed rows are c
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 from collections.abc import Iterator
@@ -56,7 +57,7 @@ def test_windows_merged_over_batches_and_replays_equal_a_batch_recompute(
         repository=repo, group_by=["country"], detector=None,
     )  # fmt: skip
     closed: list[Window] = []
-    for batch, (low, high) in enumerate(zip(cuts, cuts[1:], strict=False)):
+    for batch, (low, high) in enumerate(itertools.pairwise(cuts)):
         df = frame(spark, arrivals[low:high])
         closed += [w.window for w in stream.process_batch(df, batch).closed]
         if batch in (2, 5):  # a crash after our commit, before Spark's: the batch runs again
