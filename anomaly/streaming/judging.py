@@ -3,8 +3,8 @@
 The run's key is the window start with the stream's tags plus ``window`` (its label); the
 history it is judged on is every earlier window of the stream (the tags without ``window``).
 Storing a run again replaces it, so closing a window twice (a replay after a crash) stores the
-same run once. Alerts are sent before the window is marked closed: after a crash in between,
-an alert may be sent twice but is never lost.
+same run once. The stream sends alerts before it marks the window closed: after a crash in
+between, an alert may be sent twice but is never lost.
 """
 
 from __future__ import annotations
@@ -128,8 +128,8 @@ class WindowJudge:
                 metrics[(analyzer, group)] = analyzer.failure(message, metric.group)
         return replace(context, metrics=metrics)
 
-    def close(self, window: Window, delta: WindowDelta) -> WindowResult:
-        """Store the window's run, judge it on the earlier windows, alert; returns the result."""
+    def store(self, window: Window, delta: WindowDelta) -> WindowResult:
+        """Store the window's run and judge it on the earlier windows (alerts: `alert`)."""
         started = time.monotonic()
         log_id = self.repository.scan_log.start(self.name)
         context = self.context(delta)
@@ -149,10 +149,17 @@ class WindowJudge:
         )
         report.seconds = time.monotonic() - started
         self.repository.scan_log.finish(log_id, report.status.label)
-        if report.problems:
-            LOG.warning("stream %s window %s: %s", self.name, window.label, report.headline())
-        dispatch(report, self.sinks)
-        return WindowResult(window, context, report, stored_at)
+        # The merged states are not kept: a frequency table may be large.
+        return WindowResult(window, replace(context, states={}), report, stored_at)
+
+    def alert(self, result: WindowResult) -> None:
+        """Send a window's report to the alert sinks (and log its problems)."""
+        if result.report.problems:
+            LOG.warning(
+                "stream %s window %s: %s", self.name, result.window.label,
+                result.report.headline(),
+            )  # fmt: skip
+        dispatch(result.report, self.sinks)
 
     def record_late(self, window: Window, rows: int) -> None:
         """Store (replace) the count of rows that reached `window` after it closed."""

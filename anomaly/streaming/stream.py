@@ -8,8 +8,8 @@ For each micro-batch (Spark's ``foreachBatch``, or a direct `process_batch` call
    already closed are late (counted, not merged), rows without an event time are untimed;
 3. the batch's states, the new clock and the late counts are stored in one transaction, keyed
    by window and batch id (a replay replaces them);
-4. every open window that the new watermark passed is closed: stored as a run, judged, alerted,
-   then marked closed with its states deleted (one transaction);
+4. every open window that the new watermark passed is closed: stored as a run and judged,
+   alerted, then marked closed with its states deleted (one transaction);
 5. late rows are reported (logged, and stored as ``LateRows(*)`` on their window's run).
 """
 
@@ -68,7 +68,7 @@ class WindowedStream(ABC):
         self.horizon = horizon
         self.listener = listener
         self.ledger = StreamLedger(repository, name)
-        self.reports: collections.deque[BatchReport] = collections.deque(maxlen=1000)
+        self.reports: collections.deque[BatchReport] = collections.deque(maxlen=100)
         """The reports of the latest micro-batches processed here."""
         self.error: Exception | None = None
         """Why the last micro-batch of a started query failed (it stopped the query)."""
@@ -92,17 +92,17 @@ class WindowedStream(ABC):
     def process_batch(self, df: DataFrame, batch_id: int) -> BatchReport:
         """Process one micro-batch (the ``foreachBatch`` function); idempotent per batch id."""
         started, clock = time.time(), time.monotonic()
+        base = self.ledger.begin(batch_id)
+        before = base.watermark(self.delay)
+        split = self.split(df, batch_id, before)  # Spark works with no repository lock held
+        late = {"rows": sum(split.late.values()), "targets": split.late_other}
+        progress = base.advanced(split.max_event, late, {"rows": split.untimed})
+        forget = None if before is None else before - KEEP_CLOSED * self.length
+        kept = {s: n for s, n in split.late.items() if forget is None or s >= forget}
+        self.ledger.commit(batch_id, base, progress, split.deltas, kept)
+        watermark = progress.watermark(self.delay)
+        closed = self._close(batch_id, watermark)
         with self.repository.session():
-            base = self.ledger.begin(batch_id)
-            before = base.watermark(self.delay)
-            split = self.split(df, batch_id, before)
-            late = {"rows": sum(split.late.values()), "targets": split.late_other}
-            progress = base.advanced(split.max_event, late, {"rows": split.untimed})
-            forget = None if before is None else before - KEEP_CLOSED * self.length
-            kept = {s: n for s, n in split.late.items() if forget is None or s >= forget}
-            self.ledger.commit(batch_id, base, progress, split.deltas, kept)
-            watermark = progress.watermark(self.delay)
-            closed = self._close(batch_id, watermark)
             self._report_late(kept)
             if watermark is not None:
                 self.ledger.sweep(watermark - KEEP_CLOSED * self.length)
@@ -123,10 +123,11 @@ class WindowedStream(ABC):
         if not starts or watermark is None:
             return []
         deltas = self.window_deltas(starts)
-        results = []
-        for start in starts:
-            results.append(self.judge.close(Window(start, self.length), deltas[start]))
-            self.ledger.mark_closed(start, batch_id)
+        with self.repository.session():  # one attachment of the file for all the windows
+            results = [self.judge.store(Window(s, self.length), deltas[s]) for s in starts]
+        for result in results:  # alerts go out before a window is marked closed: at least once
+            self.judge.alert(result)
+            self.ledger.mark_closed(result.window.start, batch_id)
         self.windows_closed(watermark)
         return results
 
@@ -138,8 +139,9 @@ class WindowedStream(ABC):
         level = logging.WARNING if report.late_rows or report.untimed else logging.DEBUG
         LOG.log(level, "%s", report.headline())
         for result in report.closed:
-            LOG.info("stream %s window %s: %s", self.name, result.window.label,
-                     result.report.headline())  # fmt: skip
+            if not result.report.problems:  # problems were logged as warnings with the alerts
+                LOG.info("stream %s window %s: %s", self.name, result.window.label,
+                         result.report.headline())  # fmt: skip
 
     def open_windows(self) -> list[Window]:
         """The windows with stored states that have not closed yet."""

@@ -2,7 +2,7 @@
 
 A stream cannot wait forever for a target row: a window's accuracy is final once no target row
 that could still match one of its source rows can arrive. The rule's own time conditions say
-how far apart the two event times may be, e.g. seed 002's (Apache Griffin's) example 2
+how far apart the two event times may be, e.g. example 2 of Apache Griffin's rule language
 ``$source.__time + 24h <= $target.__time`` (a target row at least 24 hours later). Conditions
 linear in the two time fields (sums and differences of the fields, time literals and numbers,
 compared with ``<``, ``<=``, ``>``, ``>=``, ``=`` or ``BETWEEN``) among the rule's top-level
