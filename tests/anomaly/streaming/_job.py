@@ -15,8 +15,17 @@ import sys
 
 from anomaly.spark import build_session
 from anomaly.streaming import BatchReport, StreamingMetrics
+from anomaly.streaming.stream import Listener
 from repository import MetricsRepository
 from tests.anomaly.streaming.data import SCHEMA, SHARED
+
+
+def stream(repository: MetricsRepository, listener: Listener | None = None) -> StreamingMetrics:
+    """The job's stream (the test restarts it in its own process too)."""
+    return StreamingMetrics(
+        "orders", SHARED, time_column="ts", window="1m", watermark="45s", repository=repository,
+        group_by=["country"], detector=None, listener=listener,
+    )  # fmt: skip
 
 
 def main(incoming: str, checkpoint: str, repository: str, trigger: str, crash: str = "") -> None:
@@ -28,13 +37,9 @@ def main(incoming: str, checkpoint: str, repository: str, trigger: str, crash: s
         if crash and batch.batch_id == int(crash):
             os.kill(os.getpid(), signal.SIGKILL)
 
-    stream = StreamingMetrics(
-        "orders", SHARED, time_column="ts", window="1m", watermark="45s",
-        repository=MetricsRepository(repository), group_by=["country"], detector=None,
-        listener=report,
-    )  # fmt: skip
+    job = stream(MetricsRepository(repository), report)
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 1).json(incoming)
-    stream.start(df, checkpoint, trigger=trigger).awaitTermination()
+    job.start(df, checkpoint, trigger=trigger).awaitTermination()
 
 
 if __name__ == "__main__":
