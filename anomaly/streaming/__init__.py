@@ -5,8 +5,9 @@ Importing this package does not start Spark; starting a query does (see docs/str
 
 from anomaly.streaming.errors import StreamError, StreamStateError
 from anomaly.streaming.judging import LATE_ROWS, WINDOW_TAG, WindowResult
-from anomaly.streaming.metrics_stream import STREAM_TAG, StreamingMetrics
+from anomaly.streaming.metrics_stream import StreamingMetrics
 from anomaly.streaming.report import BatchReport
+from anomaly.streaming.stream import STREAM_TAG
 from anomaly.streaming.windows import Window
 
 __all__ = [

@@ -26,14 +26,13 @@ from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.config import MetricPlan
 from anomaly.streaming.batch import ROWS, BatchSplit
 from anomaly.streaming.event_time import EVENT, WINDOW, event_millis
-from anomaly.streaming.judging import DEFAULT, WindowJudge, metric_plans
+from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
-from anomaly.streaming.metrics_stream import STREAM_TAG
 from anomaly.streaming.row_store import RowStore
 from anomaly.streaming.stream import Listener, WindowedStream
 from anomaly.streaming.time_bounds import rule_time_bounds
 from anomaly.streaming.trigger import Trigger
-from anomaly.streaming.windows import millis
+from anomaly.streaming.windows import Duration, millis
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -95,11 +94,11 @@ class StreamingAccuracy(WindowedStream):
         *,
         source_time: str,
         target_time: str,
-        window: str | float | timedelta,
-        watermark: str | float | timedelta,
+        window: Duration,
+        watermark: Duration,
         repository: MetricsRepository,
         rows_path: str,
-        tolerance: str | float | timedelta | None = None,
+        tolerance: Duration | None = None,
         group_by: Sequence[str] = (),
         tags: Mapping[str, str] | None = None,
         detector: Any = DEFAULT,
@@ -113,19 +112,17 @@ class StreamingAccuracy(WindowedStream):
         analyzer = plans[0].analyzer
         if not isinstance(analyzer, Accuracy):
             raise ConfigurationError(f"accuracy must be an Accuracy, got {analyzer!r}")
-        judge = WindowJudge(
-            name, repository, plans, {STREAM_TAG: name, **(tags or {})}, group_by, sinks,
-            history_window,
-        )  # fmt: skip
         self.accuracy = analyzer
         self.source_time, self.target_time = source_time, target_time
         self.group_by = tuple(group_by)
         self.rows_path = rows_path
         bounds = _bounds(analyzer, source_time, target_time, tolerance)
         self.lower, self.upper, self.open_sides = bounds
-        length, delay = millis(window, "window"), millis(watermark, "watermark", zero=True)
-        horizon = max(0, self.upper)
-        super().__init__(name, repository, judge, length, delay, horizon, listener)
+        super().__init__(
+            name, repository, plans, window, watermark, group_by=group_by, tags=tags,
+            sinks=sinks, history_window=history_window, horizon=max(0, self.upper),
+            listener=listener,
+        )  # fmt: skip
         self.schema: StructType | None = None
         """The kept rows' schema (set by each batch, before any window closes)."""
         self._store: RowStore | None = None
@@ -259,7 +256,7 @@ def _bounds(
     accuracy: Accuracy,
     source_time: str,
     target_time: str,
-    tolerance: str | float | timedelta | None,
+    tolerance: Duration | None,
 ) -> tuple[int, int, tuple[str, ...]]:
     """(lower, upper) of target time - source time in ms, and which came from `tolerance`."""
     rule = rule_time_bounds(accuracy.plan, source_time, target_time)

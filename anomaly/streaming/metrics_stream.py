@@ -14,19 +14,15 @@ from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.config import MetricPlan
 from anomaly.streaming.batch import LATEST, ROWS, BatchSplit, split_batch
 from anomaly.streaming.event_time import WINDOW, with_windows
-from anomaly.streaming.judging import DEFAULT, WindowJudge, metric_plans
+from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.stream import Listener, WindowedStream
-from anomaly.streaming.trigger import Trigger
-from anomaly.streaming.windows import millis
+from anomaly.streaming.windows import Duration
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-    from pyspark.sql.streaming import StreamingQuery
 
     from repository import MetricsRepository
-
-STREAM_TAG = "stream"
 
 
 class StreamingMetrics(WindowedStream):
@@ -80,8 +76,8 @@ class StreamingMetrics(WindowedStream):
         metrics: Sequence[Analyzer[Any] | MetricPlan],
         *,
         time_column: str,
-        window: str | float | timedelta,
-        watermark: str | float | timedelta,
+        window: Duration,
+        watermark: Duration,
         repository: MetricsRepository,
         group_by: Sequence[str] = (),
         tags: Mapping[str, str] | None = None,
@@ -93,12 +89,10 @@ class StreamingMetrics(WindowedStream):
         listener: Listener | None = None,
     ) -> None:
         plans = metric_plans(metrics, detector, severity, min_history)
-        judge = WindowJudge(
-            name, repository, plans, {STREAM_TAG: name, **(tags or {})}, group_by, sinks,
-            history_window,
+        super().__init__(
+            name, repository, plans, window, watermark, group_by=group_by, tags=tags,
+            sinks=sinks, history_window=history_window, listener=listener,
         )  # fmt: skip
-        length, delay = millis(window, "window"), millis(watermark, "watermark", zero=True)
-        super().__init__(name, repository, judge, length, delay, listener=listener)
         self.time_column = time_column
         self.group_by = tuple(group_by)
         self.analyzers = [p.analyzer for p in plans]
@@ -121,16 +115,4 @@ class StreamingMetrics(WindowedStream):
     def window_deltas(self, starts: list[int]) -> dict[int, WindowDelta]:
         return {start: self.ledger.window_states(start) for start in starts}
 
-    def start(
-        self,
-        df: DataFrame,
-        checkpoint: str,
-        trigger: Trigger = "available_now",
-        query_name: str | None = None,
-    ) -> StreamingQuery:
-        """Start the streaming query on `df` (``spark.readStream...``); returns it.
-
-        `checkpoint` is Spark's checkpoint directory; the query resumes from it after a stop
-        or a crash. `trigger`: ``"available_now"`` or an interval (``"30s"``).
-        """
-        return self.start_query(df, checkpoint, trigger, query_name)
+    start = WindowedStream.start_query

@@ -19,7 +19,8 @@ import collections
 import logging
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from anomaly.spark import is_connect
@@ -29,15 +30,19 @@ from anomaly.streaming.judging import WindowJudge, WindowResult
 from anomaly.streaming.ledger import StreamLedger, WindowDelta
 from anomaly.streaming.report import BatchReport
 from anomaly.streaming.trigger import Trigger, trigger_options
-from anomaly.streaming.windows import Window
+from anomaly.streaming.windows import Duration, Window, millis
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.streaming import StreamingQuery
 
+    from anomaly.service.alert_config import AlertSinkConfig
+    from anomaly.service.config import MetricPlan
     from repository import MetricsRepository
 
 LOG = logging.getLogger("anomaly.streaming")
+STREAM_TAG = "stream"
+"""The tag naming the stream on every window's run."""
 KEEP_CLOSED = 1000
 """Closed windows remembered (to count late rows per window) for this many window lengths."""
 Listener = Callable[[BatchReport], None]
@@ -54,17 +59,25 @@ class WindowedStream(ABC):
         self,
         name: str,
         repository: MetricsRepository,
-        judge: WindowJudge,
-        length: int,
-        delay: int,
+        plans: Sequence[MetricPlan],
+        window: Duration,
+        watermark: Duration,
+        *,
+        group_by: Sequence[str] = (),
+        tags: Mapping[str, str] | None = None,
+        sinks: Mapping[str, AlertSinkConfig] | None = None,
+        history_window: timedelta | None = None,
         horizon: int = 0,
         listener: Listener | None = None,
     ) -> None:
         self.name = name
         self.repository = repository
-        self.judge = judge
-        self.length = length
-        self.delay = delay
+        self.judge = WindowJudge(
+            name, repository, plans, {STREAM_TAG: name, **(tags or {})}, group_by, sinks,
+            history_window,
+        )  # fmt: skip
+        self.length = millis(window, "window")
+        self.delay = millis(watermark, "watermark", zero=True)
         self.horizon = horizon
         self.listener = listener
         self.ledger = StreamLedger(repository, name)

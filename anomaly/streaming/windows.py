@@ -11,9 +11,11 @@ from anomaly.errors import ConfigurationError
 from anomaly.service.durations import format_duration, parse_duration
 
 MS = 1000
+Duration = timedelta | str | float
+"""A duration as users give one: a timedelta, text such as ``"1h30m"``, or seconds."""
 
 
-def millis(length: timedelta | str | float, what: str, zero: bool = False) -> int:
+def millis(length: Duration, what: str, zero: bool = False) -> int:
     """A positive duration (``timedelta``, ``"1h"``, seconds) in whole milliseconds; with
     `zero`, zero is allowed too (a watermark without delay).
 

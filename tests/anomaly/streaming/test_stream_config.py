@@ -4,14 +4,13 @@ is available), ``anomaly serve`` (queries until stopped, a failing one restarted
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
 from anomaly.service import ConfigFileError, ScanRunner, ScanService, ScanStatus, load_config
+from tests.anomaly.service.test_scheduler import wait_for
 from tests.anomaly.streaming.data import T0, at, window_rows, write_json
 
 START = int(T0.timestamp() * 1000)
@@ -77,15 +76,6 @@ def test_config_errors_point_at_the_key(tmp_path: Path, old: str, new: str, mess
     with pytest.raises(ConfigFileError) as raised:
         load_config(config_file(tmp_path, CONFIG.replace(old, new)))
     assert message in str(raised.value)
-
-
-def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def test_scan_processes_what_is_available_and_accuracy_compares_two_streams(
