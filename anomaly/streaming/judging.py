@@ -16,12 +16,20 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
+import pandas as pd
+
 from anomaly.analyzers import Analyzer
 from anomaly.context import AnalyzerContext
 from anomaly.differential.merge import metrics_from_states
 from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.config import Defaults, MetricPlan
-from anomaly.service.detection import failure_verdicts, history_frame, judge
+from anomaly.service.detection import (
+    COLUMNS,
+    failure_verdicts,
+    group_text,
+    history_frame,
+    judge,
+)
 from anomaly.service.report import Finding, ScanReport
 from anomaly.service.scan import count_groups, plans_by_record
 from anomaly.service.sinks import dispatch
@@ -129,26 +137,36 @@ class WindowJudge:
         return replace(context, metrics=metrics)
 
     def store(self, window: Window, delta: WindowDelta) -> WindowResult:
-        """Store the window's run and judge it on the earlier windows (alerts: `alert`)."""
+        """Judge the window on the earlier windows and store its run and verdicts in one
+        transaction (alerts: `alert`)."""
         started = time.monotonic()
-        log_id = self.repository.scan_log.start(self.name)
         context = self.context(delta)
         records = list(context)
         record_plans = plans_by_record(context, self.plans)
-        key = self.key(window)
-        self.repository.save(key, records)
-        after = window.start_time - self.history_window if self.history_window else None
-        frame = history_frame(self.repository, self.tags, record_plans, window.start_time, after)
-        verdicts = judge(frame, window.start_time, record_plans, self.history_window)
+        moment = window.start_time
+        after = moment - self.history_window if self.history_window else None
+        stored = history_frame(self.repository, self.tags, record_plans, moment, after)
+        # The window's own points come from here, not from the repository (where a replay
+        # after a crash may have stored them already).
+        earlier = stored[stored["timestamp"] < pd.Timestamp(moment)]
+        own = [
+            (r.metric_id, group_text(r.group), moment, r.value, False)
+            for r in records
+            if r.succeeded and r.metric_id in record_plans
+        ]
+        current = pd.DataFrame(own, columns=COLUMNS).astype({"excluded": bool})
+        current["timestamp"] = pd.to_datetime(current["timestamp"], utc=True)
+        parts = [part for part in (earlier, current) if not part.empty]
+        frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts or [earlier])[0]
+        verdicts = judge(frame, moment, record_plans, self.history_window)
         verdicts += failure_verdicts(records, record_plans)
-        self.repository.save_verdicts(key, verdicts)
+        self.repository.save(self.key(window), records, verdicts=verdicts)
         stored_at = time.time()
         findings = [Finding(v, record_plans[v.metric_id].severity) for v in verdicts]
         report = ScanReport(
             self.name, window.start_time, None, findings, len(self.plans), count_groups(records)
         )
         report.seconds = time.monotonic() - started
-        self.repository.scan_log.finish(log_id, report.status.label)
         # The merged states are not kept: a frequency table may be large.
         return WindowResult(window, replace(context, states={}), report, stored_at)
 

@@ -170,14 +170,17 @@ class StreamLedger:
         rows = self.repository.states.load(self.dataset, names, [MARKER]) if names else []
         return {int(r.partition[2:]): Marker.from_bytes(bytes(r.payload)) for r in rows}
 
-    def mark_closed(self, start: int, batch_id: int) -> None:
-        """Record window `start` as closed and delete its states (one transaction)."""
-        stored = self.partitions()
-        marker = self.markers([start]).get(start) or Marker(batch_id)
-        marker = Marker(batch_id, marker.late, marker.late_batch, marker.late_before)
-        targets = [*self._window_partitions(stored, start), f"c/{start}"]
-        row = self._row(f"c/{start}", MARKER, "stream-window", marker)
-        self.repository.states.replace_partitions(self.dataset, [row], partitions=targets)
+    def mark_closed(self, starts: Iterable[int], batch_id: int) -> None:
+        """Record windows as closed and delete their states (one transaction)."""
+        stored, starts = self.partitions(), list(starts)
+        markers = self.markers(starts)
+        targets, rows = [], []
+        for start in starts:
+            found = markers.get(start) or Marker(batch_id)
+            marker = Marker(batch_id, found.late, found.late_batch, found.late_before)
+            targets += [*self._window_partitions(stored, start), f"c/{start}"]
+            rows.append(self._row(f"c/{start}", MARKER, "stream-window", marker))
+        self.repository.states.replace_partitions(self.dataset, rows, partitions=targets)
 
     def sweep(self, forget_before: int | None) -> int:
         """Delete leftovers: states of closed windows (a replayed batch rewrites the states it

@@ -138,9 +138,9 @@ class WindowedStream(ABC):
         deltas = self.window_deltas(starts)
         with self.repository.session():  # one attachment of the file for all the windows
             results = [self.judge.store(Window(s, self.length), deltas[s]) for s in starts]
-        for result in results:  # alerts go out before a window is marked closed: at least once
+        for result in results:  # alerts go out before the windows are marked closed: at least once
             self.judge.alert(result)
-            self.ledger.mark_closed(result.window.start, batch_id)
+        self.ledger.mark_closed(starts, batch_id)
         self.windows_closed(watermark)
         return results
 

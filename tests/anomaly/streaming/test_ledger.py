@@ -115,7 +115,7 @@ def test_many_batches_are_compacted_without_changing_the_merge(ledger: StreamLed
 
 def test_late_rows_count_once_per_batch_even_when_replayed(ledger: StreamLedger) -> None:
     run_batch(ledger, 0, {0: delta(2)}, 10)
-    ledger.mark_closed(0, 0)
+    ledger.mark_closed([0], 0)
     for batch, late in ((1, 3), (1, 3), (2, 4), (2, 4), (3, 1)):
         base = ledger.begin(batch)
         ledger.commit(batch, base, base.advanced(None, {"rows": late}), {}, {0: late})
@@ -127,7 +127,7 @@ def test_closing_deletes_a_window_and_sweeping_its_replayed_leftovers(
     ledger: StreamLedger,
 ) -> None:
     run_batch(ledger, 0, {0: delta(2), 60: delta(1)}, 70)
-    ledger.mark_closed(0, 0)
+    ledger.mark_closed([0], 0)
     assert ledger.open_windows() == [60]
     run_batch(ledger, 0, {0: delta(2), 60: delta(1)}, 70)  # the replay rewrites window 0
     assert ledger.open_windows() == [60]
