@@ -3,6 +3,7 @@
 Importing this package does not start Spark; starting a query does (see docs/streaming.md).
 """
 
+from anomaly.streaming.accuracy_stream import StreamingAccuracy
 from anomaly.streaming.errors import StreamError, StreamStateError
 from anomaly.streaming.judging import LATE_ROWS, WINDOW_TAG, WindowResult
 from anomaly.streaming.metrics_stream import StreamingMetrics
@@ -17,6 +18,7 @@ __all__ = [
     "BatchReport",
     "StreamError",
     "StreamStateError",
+    "StreamingAccuracy",
     "StreamingMetrics",
     "Window",
     "WindowResult",

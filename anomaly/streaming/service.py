@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from anomaly.accuracy import Accuracy
 from anomaly.errors import spark_error_message
+from anomaly.service.durations import format_duration
 from anomaly.service.reading import SourceError
 from anomaly.service.report import ScanReport, ScanStatus
 from anomaly.service.scan import describe
@@ -71,6 +72,7 @@ class StreamScan:
     def start(self, trigger: str | None = None) -> StreamingQuery:
         """Start (or restart, from the checkpoint) the scan's query."""
         when, query_name = trigger or self.trigger, f"anomaly-{self.name}"
+        self.job.error = None
         if isinstance(self.job, StreamingAccuracy):
             source, target = self.frames
             self.query = self.job.start(source, target, self.checkpoint, when, query_name)
@@ -172,7 +174,12 @@ class StreamQueries:
             scan = self.scans.get(name)
             query = scan.query if scan is not None else None
             if scan is not None and query is not None and not query.isActive:
-                self._failed(name, _query_error(scan))
+                error = _query_error(scan)
+                if error is None:  # it finished (trigger available_now): run it again later
+                    scan.query = None
+                    self.retry_at[name] = now + RESTART_DELAYS[0]
+                else:
+                    self._failed(name, error)
             elif name in self.retry_at and now >= self.retry_at[name]:
                 self._start(name)
 
@@ -194,7 +201,7 @@ class StreamQueries:
         settings = self.runner.config.scan(name).stream
         assert settings is not None
         LOG.info("stream scan %s: started, %s windows, micro-batches every %s", name,
-                 settings.window, settings.trigger)  # fmt: skip
+                 format_duration(settings.window), settings.trigger)  # fmt: skip
 
     def _failed(self, name: str, error: str) -> None:
         count = self.failures[name] = self.failures.get(name, 0) + 1
@@ -208,9 +215,10 @@ class StreamQueries:
         self.runner.record_end(log.start(name), name, ScanStatus.FAILED, error)
 
 
-def _query_error(scan: StreamScan) -> str:
-    """Why a scan's query stopped: our error if a batch raised one, else Spark's."""
+def _query_error(scan: StreamScan) -> str | None:
+    """Why a scan's query stopped (None: it finished): our error if a batch raised one, else
+    Spark's."""
     if scan.job.error is not None:
         return describe(scan.job.error)
     error = scan.query.exception() if scan.query is not None else None
-    return "the query stopped" if error is None else spark_error_message(error)
+    return None if error is None else spark_error_message(error)

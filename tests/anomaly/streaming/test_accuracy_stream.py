@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from anomaly import AnalysisRunner
 from anomaly.accuracy import Accuracy, AccuracyMetric, RuleError
-from anomaly.streaming.accuracy_stream import StreamingAccuracy
+from anomaly.streaming import StreamingAccuracy
 from anomaly.streaming.event_time import WINDOW, with_windows
 from repository import MetricsRepository
 from tests.anomaly.streaming.data import MINUTE, T0, at
