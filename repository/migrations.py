@@ -258,6 +258,15 @@ def _upgrade_to_v3(cur: Cursor) -> None:
     cur.execute(V3_TABLES)
 
 
+# Version 4: a verdict's p-value (calibrated detectors: the chance of a value this far out on a
+# normal day), which alert budgets and reports rank verdicts by.
+V4_COLUMNS = "ALTER TABLE anomaly_verdicts ADD COLUMN p_value DOUBLE;"
+
+
+def _upgrade_to_v4(cur: Cursor) -> None:
+    cur.execute(V4_COLUMNS)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "metric results in one table", _create_v1),
     Migration(
@@ -266,5 +275,6 @@ MIGRATIONS: tuple[Migration, ...] = (
         _upgrade_to_v2,
     ),
     Migration(3, "annotations: incidents, expected changes and exclusions", _upgrade_to_v3),
+    Migration(4, "p-values of anomaly verdicts", _upgrade_to_v4),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

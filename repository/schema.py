@@ -69,7 +69,7 @@ VIEWS: dict[str, str] = {
     "anomaly_results": """
         SELECT r.run_id, r.timestamp AS run_timestamp, v.ts AS timestamp, r.dataset, r.tags,
                v.metric_id, g.group_key, g.group_values, v.value, v.lower, v.upper,
-               v.detector, v.score, v.detail, v.status, v.history_length
+               v.detector, v.score, v.detail, v.status, v.history_length, v.p_value
         FROM anomaly_verdicts v JOIN run_overview r USING (run_id)
         JOIN group_overview g ON g.group_id = v.group_id""",
     "metric_annotations": """
