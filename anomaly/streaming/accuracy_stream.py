@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
     from pyspark.sql.types import StructType
 
+    from detectors import AlertBudget
     from repository import MetricsRepository
 
 SIDE, ROW = "__side", "__row_"
@@ -66,7 +67,7 @@ class StreamingAccuracy(WindowedStream):
     tolerance
         How far apart the two event times of a match may be, for the sides the rule does not
         bound itself (required when the rule has no upper bound on ``$target.t - $source.t``).
-    group_by, tags, detector, severity, min_history, sinks, history_window, listener
+    group_by, tags, detector, severity, min_history, sinks, history_window, alert_budget, listener
         As for `StreamingMetrics` (`group_by` names source columns).
 
     Examples
@@ -106,6 +107,7 @@ class StreamingAccuracy(WindowedStream):
         min_history: int | None = None,
         sinks: Mapping[str, AlertSinkConfig] | None = None,
         history_window: timedelta | None = None,
+        alert_budget: AlertBudget | None = None,
         listener: Listener | None = None,
     ) -> None:
         plans = metric_plans([accuracy], detector, severity, min_history)
@@ -120,8 +122,8 @@ class StreamingAccuracy(WindowedStream):
         self.lower, self.upper, self.open_sides = bounds
         super().__init__(
             name, repository, plans, window, watermark, group_by=group_by, tags=tags,
-            sinks=sinks, history_window=history_window, horizon=max(0, self.upper),
-            listener=listener,
+            sinks=sinks, history_window=history_window, alert_budget=alert_budget,
+            horizon=max(0, self.upper), listener=listener,
         )  # fmt: skip
         self.schema: StructType | None = None
         """The kept rows' schema (set by each batch, before any window closes)."""

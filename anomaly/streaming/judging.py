@@ -28,6 +28,7 @@ from anomaly.service.detection import (
     failure_verdicts,
     group_text,
     history_frame,
+    hold_back,
     judge,
 )
 from anomaly.service.report import Finding, ScanReport
@@ -35,6 +36,7 @@ from anomaly.service.scan import count_groups, plans_by_record
 from anomaly.service.sinks import dispatch
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.windows import Window
+from detectors import AlertBudget
 from repository import MetricRecord, MetricsRepository, ResultKey
 
 LOG = logging.getLogger("anomaly.streaming")
@@ -107,6 +109,8 @@ class WindowJudge:
         group_by: Sequence[str] = (),
         sinks: Mapping[str, AlertSinkConfig] | None = None,
         history_window: timedelta | None = None,
+        budget: AlertBudget | None = None,
+        checks_per_week: float = 7.0,
     ) -> None:
         if WINDOW_TAG in tags:
             raise ValueError(f"the tag {WINDOW_TAG!r} is set per window by the stream")
@@ -117,6 +121,8 @@ class WindowJudge:
         self.group_by = tuple(group_by)
         self.sinks = dict(sinks or {})
         self.history_window = history_window
+        self.budget = budget
+        self.checks_per_week = checks_per_week
 
     def key(self, window: Window) -> ResultKey:
         """The repository key of a window's run."""
@@ -159,6 +165,9 @@ class WindowJudge:
         parts = [part for part in (earlier, current) if not part.empty]
         frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts or [earlier])[0]
         verdicts = judge(frame, moment, record_plans, self.history_window)
+        outcome = None
+        if self.budget is not None:  # as in scans: one check per window and series
+            verdicts, outcome = hold_back(verdicts, self.budget, self.checks_per_week)
         verdicts += failure_verdicts(records, record_plans)
         self.repository.save(self.key(window), records, verdicts=verdicts)
         stored_at = time.time()
@@ -167,6 +176,7 @@ class WindowJudge:
             self.name, window.start_time, None, findings, len(self.plans), count_groups(records)
         )
         report.seconds = time.monotonic() - started
+        report.budget = outcome
         # The merged states are not kept: a frequency table may be large.
         return WindowResult(window, replace(context, states={}), report, stored_at)
 

@@ -22,6 +22,7 @@ from anomaly.streaming.windows import Duration
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
+    from detectors import AlertBudget
     from repository import MetricsRepository
 
 
@@ -56,6 +57,8 @@ class StreamingMetrics(WindowedStream):
         Alert sinks (name -> `AlertSinkConfig`) for windows with anomalies.
     history_window
         Judge on the windows of this long before only (default: all).
+    alert_budget
+        An `AlertBudget` over every series of the stream, as in scans (one check per window).
     listener
         Called with every `BatchReport`.
 
@@ -86,12 +89,14 @@ class StreamingMetrics(WindowedStream):
         min_history: int | None = None,
         sinks: Mapping[str, AlertSinkConfig] | None = None,
         history_window: timedelta | None = None,
+        alert_budget: AlertBudget | None = None,
         listener: Listener | None = None,
     ) -> None:
         plans = metric_plans(metrics, detector, severity, min_history)
         super().__init__(
             name, repository, plans, window, watermark, group_by=group_by, tags=tags,
-            sinks=sinks, history_window=history_window, listener=listener,
+            sinks=sinks, history_window=history_window, alert_budget=alert_budget,
+            listener=listener,
         )  # fmt: skip
         self.time_column = time_column
         self.group_by = tuple(group_by)

@@ -93,6 +93,8 @@ def stream_scan(runner: ScanRunner, name: str, alert: bool = True) -> StreamScan
     plans = config.plans(name)
     tags = {DATASET_TAG: scan.source, **scan.tags, "scan": name}
     sinks = config.sinks(name) if alert else {}
+    spec = config.alert_budget(name)
+    budget = None if spec is None else spec.budget
     accuracy = plans[0].analyzer
     target = config.sources.get(accuracy.target) if isinstance(accuracy, Accuracy) else None
     frames: tuple[DataFrame, ...]
@@ -103,7 +105,7 @@ def stream_scan(runner: ScanRunner, name: str, alert: bool = True) -> StreamScan
             target_time=str(target.time_column), window=settings.window,
             watermark=settings.watermark, repository=runner.repository,
             rows_path=settings.rows_path, tolerance=settings.tolerance, group_by=scan.group_by,
-            tags=tags, sinks=sinks, history_window=scan.history_window,
+            tags=tags, sinks=sinks, history_window=scan.history_window, alert_budget=budget,
         )  # fmt: skip
     else:
         frames = (df,)
@@ -111,7 +113,7 @@ def stream_scan(runner: ScanRunner, name: str, alert: bool = True) -> StreamScan
             name, plans, time_column=str(source.time_column), window=settings.window,
             watermark=settings.watermark, repository=runner.repository,
             group_by=scan.group_by, tags=tags, sinks=sinks,
-            history_window=scan.history_window,
+            history_window=scan.history_window, alert_budget=budget,
         )  # fmt: skip
     return StreamScan(name, job, frames, settings.checkpoint, settings.trigger)
 

@@ -38,9 +38,11 @@ if TYPE_CHECKING:
 
     from anomaly.service.alert_config import AlertSinkConfig
     from anomaly.service.config import MetricPlan
+    from detectors import AlertBudget
     from repository import MetricsRepository
 
 LOG = logging.getLogger("anomaly.streaming")
+WEEK_MS = 7 * 86_400_000
 STREAM_TAG = "stream"
 """The tag naming the stream on every window's run."""
 KEEP_CLOSED = 1000
@@ -67,16 +69,17 @@ class WindowedStream(ABC):
         tags: Mapping[str, str] | None = None,
         sinks: Mapping[str, AlertSinkConfig] | None = None,
         history_window: timedelta | None = None,
+        alert_budget: AlertBudget | None = None,
         horizon: int = 0,
         listener: Listener | None = None,
     ) -> None:
         self.name = name
         self.repository = repository
+        self.length = millis(window, "window")
         self.judge = WindowJudge(
             name, repository, plans, {STREAM_TAG: name, **(tags or {})}, group_by, sinks,
-            history_window,
+            history_window, alert_budget, WEEK_MS / self.length,
         )  # fmt: skip
-        self.length = millis(window, "window")
         self.delay = millis(watermark, "watermark", zero=True)
         self.horizon = horizon
         self.listener = listener

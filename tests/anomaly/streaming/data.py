@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
 MINUTE = 60_000
+DAY = 1440
+"""A day in minutes."""
 SCHEMA = "ts timestamp, country string, amount long, user string"
 COLUMNS = ["ts", "country", "amount", "user"]
 # Metrics whose merged value must equal the recompute to the last bit: counts, extremes, and
@@ -55,13 +57,16 @@ def at(minute: float) -> datetime:
     return T0 + timedelta(minutes=minute)
 
 
-def window_rows(minute: int, count: int, seed: int, amount: int = 50) -> list[Row]:
-    """`count` rows spread over the minute-long window starting at `minute`: countries DE/FR,
-    integer amounts around `amount`, a null amount every 7th row, users from a small pool."""
+def window_rows(
+    minute: int, count: int, seed: int, amount: int = 50, minutes: int = 1
+) -> list[Row]:
+    """`count` rows spread over the window of `minutes` minutes starting at minute
+    `minute * minutes`: countries DE/FR, integer amounts around `amount`, a null amount every
+    7th row, users from a small pool."""
     rng = random.Random(seed * 1000 + minute)
     return [
         {
-            "ts": at(minute + rng.random() * 0.999),
+            "ts": at((minute + rng.random() * 0.999) * minutes),
             "country": rng.choice(["DE", "FR"]),
             "amount": None if i % 7 == 6 else amount + rng.randint(-5, 5),
             "user": f"u{rng.randint(0, 30)}",

@@ -14,8 +14,10 @@ from pyspark.sql import SparkSession
 from anomaly.analyzers import Completeness, Mean, Size
 from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.streaming import BatchReport, StreamingMetrics
+from detectors import AlertBudget
 from repository import MetricsRepository
 from tests.anomaly.streaming.data import (
+    DAY,
     EXACT,
     MINUTE,
     SCHEMA,
@@ -42,27 +44,31 @@ def test_an_incident_in_one_window_of_a_json_stream_is_flagged_once(
     spark: SparkSession, repo: MetricsRepository, tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
+    # Daily windows: the default detector (Adaptive) judges a daily series from its 8th day.
     incoming = tmp_path / "incoming"
     windows, incident = 16, 12
-    for minute in range(windows):
-        amount = 500 if minute == incident else 50
-        write_json(incoming / f"{minute:04d}.json", window_rows(minute, 28, 11, amount), minute)
-    write_json(incoming / "closer.json", window_rows(windows + 1, 1, 11), windows + 1)
+    for day in range(windows):
+        rows = window_rows(day, 28, 11, 500 if day == incident else 50, minutes=DAY)
+        write_json(incoming / f"{day:04d}.json", rows, day)
+    write_json(incoming / "closer.json", window_rows(windows + 1, 1, 11, minutes=DAY), 99)
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 3).json(str(incoming))
     stream = StreamingMetrics(
         "orders", [Size(), Completeness("amount"), Mean("amount")], time_column="ts",
-        window="1m", watermark="20s", repository=repo,
+        window="1d", watermark="1h", repository=repo,
         sinks={"log": AlertSinkConfig(type="log")},
+        alert_budget=AlertBudget(false_alerts_per_week=0.5),
     )  # fmt: skip
     with caplog.at_level(logging.WARNING, logger="anomaly.alerts"):
         stream.start(df, str(tmp_path / "checkpoint")).awaitTermination()
     assert stream.error is None
     closed = [w for report in stream.reports for w in report.closed]
-    assert [w.window.start for w in closed] == [START + m * MINUTE for m in range(windows)]
+    assert [w.window.start for w in closed] == [START + d * DAY * MINUTE for d in range(windows)]
     verdicts = repo.load_verdicts(tags={"stream": "orders"})
+    assert set(verdicts["status"]) == {"insufficient_history", "normal", "anomaly"}
     anomalies = verdicts[verdicts["status"] == "anomaly"]
     assert anomalies[["metric_id"]].to_dict("records") == [{"metric_id": "Mean(amount)"}]
-    assert anomalies["timestamp"].iloc[0].timestamp() * 1000 == START + incident * MINUTE
+    assert anomalies["timestamp"].iloc[0].timestamp() * 1000 == START + incident * DAY * MINUTE
+    assert closed[incident].report.budget is not None  # the budget admitted it
     alerts = [r for r in caplog.records if r.name == "anomaly.alerts"]
     assert len(alerts) == 1 and "1 anomaly" in alerts[0].getMessage()
 
