@@ -186,7 +186,7 @@ class StreamQueries:
                 self._start(name)
 
     def stop(self) -> None:
-        """Stop every query (each after its running micro-batch)."""
+        """Stop every query (an interrupted micro-batch runs again on the next start)."""
         for scan in self.scans.values():
             if scan.query is not None and scan.query.isActive:
                 scan.query.stop()
