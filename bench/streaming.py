@@ -2,7 +2,7 @@
 
 * ours: `StreamingMetrics` (one shared aggregation per micro-batch, grouped by window and
   country, states merged into the repository's state store, each closed window stored as a
-  run, judged by the default detector on 48 earlier windows of history, verdicts stored);
+  run, judged by the default detector on 192 earlier windows of history, verdicts stored);
 * floor: ``withWatermark(...).groupBy(window(ts), country).agg(...)`` of the same seven metrics
   in append mode into the ``noop`` sink (Spark's own state store, nothing stored or judged).
 
@@ -51,7 +51,7 @@ SCHEMA = "ts timestamp, country string, x double"
 COUNTRIES = ["DE", "FR", "IT", "ES", "NL"]
 START = 1_714_521_600  # 2024-05-01 00:00 UTC
 WINDOW_MINUTES = 60
-HISTORY = 48  # two days of hourly windows: the default detector judges from one day on
+HISTORY = 192  # eight days of hourly windows: the default detector judges after a week
 """Earlier windows stored before each run, so every closing window is judged on a history."""
 ANALYZERS = [
     Size(), Completeness("x"), Mean("x"), Minimum("x"), Maximum("x"), StandardDeviation("x"),

@@ -81,18 +81,14 @@ def serve_command(args: argparse.Namespace) -> int:
     service = ScanService(runner, args.scan)
     ui = start_ui(args, runner.config.repository)  # None without --ui
     LOG.info("serving %d scheduled scan(s): %s", len(service.names), ", ".join(service.names))
-<<<<<<< HEAD
     if service.streams.names:
         LOG.info("serving %d stream scan(s): %s", len(service.streams.names),
                  ", ".join(service.streams.names))  # fmt: skip
-    return service.serve_forever()
-=======
     try:
         return service.serve_forever()
     finally:
         if ui is not None:
             ui.stop()
->>>>>>> main
 
 
 def validate_command(args: argparse.Namespace) -> int:
