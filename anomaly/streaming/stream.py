@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger("anomaly.streaming")
 WEEK_MS = 7 * 86_400_000
+"""A week in milliseconds: an alert budget counts one check per window and series."""
 STREAM_TAG = "stream"
 """The tag naming the stream on every window's run."""
 KEEP_CLOSED = 1000
@@ -174,7 +175,12 @@ class WindowedStream(ABC):
         trigger: Trigger = "available_now",
         query_name: str | None = None,
     ) -> StreamingQuery:
-        """Start the streaming query on `df` with this job as its ``foreachBatch``."""
+        """Start a streaming query on `df` (``spark.readStream...``) with this job as its
+        ``foreachBatch``; returns it.
+
+        `checkpoint` is Spark's checkpoint directory: the query resumes from it after a stop or
+        a crash. `trigger`: ``"available_now"`` (what is there, then stop) or an interval.
+        """
         if not df.isStreaming:
             raise StreamError(
                 f"stream {self.name!r}: the DataFrame is not a streaming DataFrame (read it with "

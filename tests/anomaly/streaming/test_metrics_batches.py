@@ -7,6 +7,7 @@ import itertools
 import logging
 import random
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
@@ -138,6 +139,16 @@ def test_an_unusable_time_column_stops_the_batch_with_a_clear_error(
     with pytest.raises(StreamError, match=message):
         stream.process_batch(spark.createDataFrame([], schema), 0)
     assert stream.ledger.clock() is None  # nothing stored
+
+
+def test_a_batch_dataframe_is_refused_as_a_stream(
+    spark: SparkSession, repo: MetricsRepository, tmp_path: Path
+) -> None:
+    stream = StreamingMetrics(
+        "batch", [Size()], time_column="ts", window="1m", watermark="0s", repository=repo
+    )
+    with pytest.raises(StreamError, match=r"not a streaming DataFrame .* use AnalysisRunner"):
+        stream.start(frame(spark, window_rows(0, 2, seed=7)), str(tmp_path / "checkpoint"))
 
 
 @pytest.mark.parametrize(
