@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from common import print_table, spark_jobs, timed, write_results
+from common import CpuClock, print_table, spark_jobs, timed, write_results
 
 from anomaly import AnalysisRunner
 from anomaly.accuracy import Accuracy
@@ -96,23 +96,6 @@ def python_side(source: Any, target: Any) -> tuple[int, int]:
     assert same is not None
     verdict = same.groupby(joined["_row"]).any()
     return int(verdict.sum()), len(verdict)
-
-
-class CpuClock:
-    """CPU seconds used by the Spark JVM (local mode: driver and executors) plus this process.
-
-    On a machine shared with other Spark jobs, wall times swing by 2x between runs; the CPU a
-    method consumes does not depend on how long it waited for a core.
-    """
-
-    def __init__(self, spark: Any) -> None:
-        self.pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
-        self.tick = os.sysconf("SC_CLK_TCK")
-
-    def __call__(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        own = resource.getrusage(resource.RUSAGE_SELF)
-        return (int(fields[11]) + int(fields[12])) / self.tick + own.ru_utime + own.ru_stime
 
 
 def _peak_mb() -> int:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import platform
+import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +43,23 @@ def spark_jobs(spark: Any, action: Callable[[], Any]) -> tuple[int, Any]:
     return len(context.statusTracker().getJobIdsForGroup(group)), result
 
 
+class CpuClock:
+    """CPU seconds used by the Spark JVM (local mode: driver and executors) plus this process.
+
+    On a machine shared with other Spark jobs, wall times swing by 2x between runs; the CPU a
+    method consumes does not depend on how long it waited for a core.
+    """
+
+    def __init__(self, spark: Any) -> None:
+        self.pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def __call__(self) -> float:
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return (int(fields[11]) + int(fields[12])) / self.tick + own.ru_utime + own.ru_stime
+
+
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """A plain fixed-width table on stdout."""
     cells = [[_fmt(v) for v in row] for row in rows]
@@ -61,8 +80,6 @@ def write_results(name: str, payload: dict[str, Any]) -> Path:
 
 
 def _cpus() -> int:
-    import os
-
     return len(os.sched_getaffinity(0))
 
 

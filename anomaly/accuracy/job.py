@@ -37,8 +37,12 @@ def build_query(
     groups: Sequence[str] = (),
     where: str | None = None,
     sample_size: int = 0,
+    condition: Column | None = None,
 ) -> DataFrame:
     """The aggregation (one row per group) of `plan` on `source` vs `target`.
+
+    `condition`, when given, must also hold for a target row to match (a correlated predicate
+    on ``qualified(TARGET, ...)`` and ``qualified(SOURCE, ...).outer()``, e.g. a time bound).
 
     Columns: the group columns, ``total``, ``matched`` and, when `sample_size` > 0, ``sample``
     (up to `sample_size` structs ``(h, k)`` of unmatched key values ``k`` of smallest hash ``h``).
@@ -63,8 +67,12 @@ def build_query(
     for node in plan.target_filters:
         candidates = candidates.where(Compiler(text, schemas, plain).predicate(node))
     matching = Compiler(text, schemas, correlated)
-    condition = reduce(lambda a, b: a & b, map(matching.predicate, plan.conditions))
-    flagged = rows.select("*", candidates.where(condition).exists().alias(MATCHED))
+    predicates = list(map(matching.predicate, plan.conditions))
+    if condition is not None:
+        predicates.append(condition)
+    flagged = rows.select(
+        "*", candidates.where(reduce(lambda a, b: a & b, predicates)).exists().alias(MATCHED)
+    )
     aggregates = [F.count(F.lit(1)).alias("total"), F.count_if(F.col(MATCHED)).alias("matched")]
     if sample_size:
         # Built inside CASE WHEN, so only for unmatched rows: the sample costs little when

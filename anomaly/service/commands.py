@@ -10,6 +10,7 @@ import sys
 from anomaly.errors import ConfigurationError
 from anomaly.service.backfill import backfill
 from anomaly.service.config import ServiceConfig
+from anomaly.service.durations import format_duration
 from anomaly.service.loading import load_config
 from anomaly.service.periods import parse_time
 from anomaly.service.progress import Progress
@@ -81,6 +82,9 @@ def serve_command(args: argparse.Namespace) -> int:
     service = ScanService(runner, args.scan)
     ui = start_ui(args, runner.config.repository)  # None without --ui
     LOG.info("serving %d scheduled scan(s): %s", len(service.names), ", ".join(service.names))
+    if service.streams.names:
+        LOG.info("serving %d stream scan(s): %s", len(service.streams.names),
+                 ", ".join(service.streams.names))  # fmt: skip
     try:
         return service.serve_forever()
     finally:
@@ -96,6 +100,9 @@ def validate_command(args: argparse.Namespace) -> int:
     for name, scan in config.scans.items():
         source = config.sources[scan.source]
         when = scan.schedule.describe() if scan.schedule else "not scheduled"
+        if scan.stream is not None:
+            window = format_duration(scan.stream.window)
+            when = f"streaming, {window} windows, micro-batches every {scan.stream.trigger}"
         print(f"  scan {name}: {len(scan.metrics)} metrics on {source.describe()}, {when}")
     if config.alerts:
         sinks = ", ".join(f"{n} ({s.type})" for n, s in config.alerts.items())
@@ -104,4 +111,5 @@ def validate_command(args: argparse.Namespace) -> int:
 
 
 def _timed(config: ServiceConfig, source: str) -> bool:
-    return config.sources[source].time_column is not None
+    found = config.sources[source]
+    return found.time_column is not None and found.stream is None

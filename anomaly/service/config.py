@@ -19,6 +19,7 @@ from anomaly.service.model import ConfigModel, check_name
 from anomaly.service.problems import Problem, choice_error
 from anomaly.service.schedule import ScheduleSpec
 from anomaly.service.source_config import SourceConfig
+from anomaly.service.stream_config import StreamScanConfig, stream_problems
 from repository.backends import is_url
 
 SCAN_TAG = "scan"
@@ -103,6 +104,7 @@ class ScanConfig(ConfigModel):
     alerts: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
     history_window: Duration | None = None
     alert_budget: AlertBudgetSpec | None = None
+    stream: StreamScanConfig | None = None
 
     @field_validator("tags")
     @classmethod
@@ -183,7 +185,7 @@ class ServiceConfig(ConfigModel):
                 if sink not in self.alerts:
                     message = choice_error("alert", sink, list(self.alerts) or ["(none defined)"])
                     found.append(Problem(("scans", name, "alerts", i), message))
-        return found
+        return found + stream_problems(self)
 
     def scan(self, name: str) -> ScanConfig:
         """The scan called `name` (a `ConfigurationError` naming the defined scans otherwise)."""

@@ -26,6 +26,11 @@ class SourceError(AnomalyError):
 
 def read_source(spark: SparkSession, name: str, source: SourceConfig) -> DataFrame:
     """The source's rows (analysed, not yet computed: errors surface here)."""
+    if source.stream is not None:
+        raise SourceError(
+            f"source {name!r} is a stream: its scans run under 'anomaly serve' (or process what "
+            "is available with 'anomaly scan'), not as a batch"
+        )
     try:
         if source.path is not None:
             reader = spark.read.format(source.kind).options(**source.reader_options)

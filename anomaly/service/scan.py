@@ -103,7 +103,11 @@ class ScanRunner:
     ) -> ScanReport:
         """Run scan `name` once: for a source with a time column the partition starting at
         `period` (default: the last complete one at `at`, default now), else the data as it
-        is, stored at time `at`."""
+        is, stored at time `at`. A stream scan processes what its stream has available."""
+        if self.config.scan(name).stream is not None:  # its windows are judged as they close
+            from anomaly.streaming.service import run_available
+
+            return run_available(self, name, alert)
         started = time.monotonic()
         moment = (at or datetime.now(UTC)).astimezone(UTC)
         partition = self.config.sources[self.config.scan(name).source].partitioning

@@ -3,6 +3,8 @@
 One job per scheduled scan: ``max_instances=1`` (a scan never overlaps itself), missed runs
 coalesced into one, started up to ``misfire_grace`` late. A failing scan is logged and
 recorded in the scan log by `ScanRunner.run`, which never raises, so the others go on.
+Stream scans run as streaming queries (``anomaly.streaming.service.StreamQueries``) from start
+to stop; a failed query is restarted from its checkpoint.
 """
 
 from __future__ import annotations
@@ -50,15 +52,23 @@ class ScanService:
     """
 
     def __init__(self, runner: ScanRunner, scans: Sequence[str] | None = None) -> None:
+        from anomaly.streaming.service import StreamQueries
+
         config = runner.config
-        names = list(scans) if scans else [n for n, s in config.scans.items() if s.schedule]
+        chosen = list(scans) if scans else list(config.scans)
+        streams = [n for n in chosen if config.scan(n).stream is not None]
+        names = [n for n in chosen if n not in streams and (scans or config.scan(n).schedule)]
         for name in names:
             if config.scan(name).schedule is None:
                 raise ConfigurationError(f"scan {name!r} has no schedule")
-        if not names:
-            raise ConfigurationError("no scan has a schedule: add 'schedule' to a scan")
+        if not names and not streams:
+            raise ConfigurationError(
+                "no scan has a schedule or reads a stream: add 'schedule' to a scan"
+            )
         self.runner = runner
         self.names = names
+        self.streams = StreamQueries(runner, streams)
+        """The stream scans: each a streaming query, running until the service stops."""
         self.scheduler = self._scheduler()
         self._stop = threading.Event()
 
@@ -100,6 +110,7 @@ class ScanService:
     def start(self) -> None:
         """Start the schedules (in background threads) and log when each scan runs next."""
         self.scheduler.start()
+        self.streams.start()
         for job in self.scheduler.get_jobs():
             schedule = self.runner.config.scan(job.id).schedule
             assert schedule is not None
@@ -107,7 +118,9 @@ class ScanService:
             LOG.info("scan %s: %s, next run at %s", job.id, schedule.describe(), when)
 
     def stop(self, wait: bool = True) -> None:
-        """Stop scheduling; with `wait`, return once the running scans have finished."""
+        """Stop scheduling and the stream queries; with `wait`, return once the running scans
+        have finished."""
+        self.streams.stop()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=wait)
 
@@ -126,7 +139,7 @@ class ScanService:
         self.start()
         try:
             while not self._stop.wait(1.0):
-                pass
+                self.streams.check()
         finally:
             self.stop(wait=True)
             LOG.info("stopped")

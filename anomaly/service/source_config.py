@@ -9,6 +9,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 
 from anomaly.service.model import ConfigModel
 from anomaly.service.problems import custom_error
+from anomaly.service.stream_config import StreamSourceConfig
 
 FileFormat = Literal["parquet", "csv", "json"]
 Partition = Literal["day", "hour"]
@@ -17,9 +18,10 @@ CSV_DEFAULTS = {"header": "true", "inferSchema": "true"}
 
 
 class SourceConfig(ConfigModel):
-    """One source: exactly one of ``path`` (with ``format`` and reader ``options``), ``table``
-    or ``sql``. With ``time_column`` every scan measures one ``partition`` (a UTC day or hour
-    of that column) and ``anomaly backfill`` can compute the past ones.
+    """One source: exactly one of ``path`` (with ``format`` and reader ``options``), ``table``,
+    ``sql`` or ``stream`` (a Structured Streaming source, ``time_column`` its event time). With
+    ``time_column`` every scan measures one ``partition`` (a UTC day or hour of that column)
+    and ``anomaly backfill`` can compute the past ones.
 
     A relative ``path`` is relative to the config file. ``format`` defaults from the extension
     (``.csv``, ``.json``/``.jsonl``, else parquet); CSV is read with a header and inferred types
@@ -39,6 +41,7 @@ class SourceConfig(ConfigModel):
     options: dict[str, str | int | float | bool] = {}
     table: str | None = None
     sql: str | None = None
+    stream: StreamSourceConfig | None = None
     time_column: str | None = None
     partition: Partition | None = None
 
@@ -52,10 +55,19 @@ class SourceConfig(ConfigModel):
 
     @model_validator(mode="after")
     def _one_kind(self) -> SourceConfig:
-        given = [k for k in ("path", "table", "sql") if getattr(self, k) is not None]
+        given = [k for k in ("path", "table", "sql", "stream") if getattr(self, k) is not None]
         if len(given) != 1:
             found = f"got {', '.join(given)}" if given else "got none"
-            raise custom_error(f"a source needs exactly one of 'path', 'table', 'sql' ({found})")
+            raise custom_error(
+                f"a source needs exactly one of 'path', 'table', 'sql', 'stream' ({found})"
+            )
+        if self.stream is not None and self.time_column is None:
+            raise custom_error("a stream source needs 'time_column' (its event time)")
+        if self.stream is not None and self.partition is not None:
+            raise custom_error(
+                "'partition' does not apply to stream sources (their scans set a window)",
+                key="partition",
+            )
         if self.path is None:
             for key in ("format", "options"):
                 if key in self.model_fields_set:
@@ -66,9 +78,11 @@ class SourceConfig(ConfigModel):
 
     @property
     def kind(self) -> str:
-        """``parquet``, ``csv``, ``json``, ``table`` or ``sql``."""
+        """``parquet``, ``csv``, ``json``, ``table``, ``sql`` or ``stream``."""
         if self.path is not None:
             return self.format or EXTENSIONS.get(Path(self.path).suffix.lower(), "parquet")
+        if self.stream is not None:
+            return "stream"
         return "table" if self.table is not None else "sql"
 
     @property
@@ -95,5 +109,7 @@ class SourceConfig(ConfigModel):
             return f"{self.kind} {self.path}"
         if self.table is not None:
             return f"table {self.table}"
+        if self.stream is not None:
+            return self.stream.describe()
         sql = " ".join((self.sql or "").split())
         return f"sql {sql[:60]}{'...' if len(sql) > 60 else ''}"

@@ -298,8 +298,8 @@ def with_detector(flow: str) -> str:
         (BASE.replace("    source: events", "    source: events\n    alerts: [slak]"),
          "scans.daily.alerts[0]: unknown alert 'slak'"),
         (BASE.replace("{path: e.parquet, time_column: day}", "{path: e.parquet, table: t}"),
-         "line 3, sources.events: a source needs exactly one of 'path', 'table', 'sql' (got "
-         "path, table)"),
+         "line 3, sources.events: a source needs exactly one of 'path', 'table', 'sql', "
+         "'stream' (got path, table)"),
         (BASE.replace("{path: e.parquet, time_column: day}", "{table: t, format: csv}"),
          "sources.events.format: 'format' applies to 'path' sources only"),
         (BASE.replace("{path: e.parquet, time_column: day}", "{path: e.parquet, partition: week}"),

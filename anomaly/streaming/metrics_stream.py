@@ -1,0 +1,123 @@
+"""Metrics per event-time window of a Structured Streaming DataFrame, judged as windows close."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from anomaly.analyzers import Analyzer, FrequencyAnalyzer
+from anomaly.analyzers.base import DataFrameAnalyzer
+from anomaly.runner import AnalysisRunner
+from anomaly.service.alert_config import AlertSinkConfig
+from anomaly.service.config import MetricPlan
+from anomaly.streaming.batch import LATEST, ROWS, BatchSplit, split_batch
+from anomaly.streaming.event_time import WINDOW, with_windows
+from anomaly.streaming.judging import DEFAULT, metric_plans
+from anomaly.streaming.ledger import WindowDelta
+from anomaly.streaming.stream import Listener, WindowedStream
+from anomaly.streaming.windows import Duration
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from detectors import AlertBudget
+    from repository import MetricsRepository
+
+
+class StreamingMetrics(WindowedStream):
+    """Metrics of a streaming DataFrame per tumbling event-time window, exactly once.
+
+    Each micro-batch is analysed in one shared pass (``AnalysisRunner``, grouped by window and
+    `group_by`); its states are merged into their windows' stored states. When the watermark
+    (largest event time seen minus `watermark`) passes a window's end, the window's metrics are
+    stored as one run (tags: ``stream`` and ``window``) and judged against the earlier windows.
+
+    Parameters
+    ----------
+    name
+        The stream's name: its tag, and the key of its stored state (keep it stable).
+    metrics
+        Analyzers (judged by `detector`), or `MetricPlan` s with their own detector.
+    time_column
+        The event time: a timestamp, a date, ISO 8601 text or epoch milliseconds.
+    window, watermark
+        Window length and allowed lateness: ``"1h"``, seconds or a timedelta.
+    repository
+        Where windows' runs, verdicts and the stream's state are stored.
+    group_by
+        Columns to compute every metric per value of.
+    tags
+        Extra tags of every window's run.
+    detector
+        How each metric's history is judged (default: the config default's detector; None
+        stores without judging). `severity` and `min_history` as in scans.
+    sinks
+        Alert sinks (name -> `AlertSinkConfig`) for windows with anomalies.
+    history_window
+        Judge on the windows of this long before only (default: all).
+    alert_budget
+        An `AlertBudget` over every series of the stream, as in scans (one check per window).
+    listener
+        Called with every `BatchReport`.
+
+    Examples
+    --------
+    >>> from repository import MetricsRepository
+    >>> from anomaly.analyzers import Mean, Size
+    >>> stream = StreamingMetrics("clicks", [Size(), Mean("amount")], time_column="ts",
+    ...                           window="1h", watermark="10m",
+    ...                           repository=MetricsRepository(":memory:"), detector=None)
+    >>> stream.length, stream.delay, stream.judge.tags
+    (3600000, 600000, {'stream': 'clicks'})
+    """
+
+    def __init__(
+        self,
+        name: str,
+        metrics: Sequence[Analyzer[Any] | MetricPlan],
+        *,
+        time_column: str,
+        window: Duration,
+        watermark: Duration,
+        repository: MetricsRepository,
+        group_by: Sequence[str] = (),
+        tags: Mapping[str, str] | None = None,
+        detector: Any = DEFAULT,
+        severity: str | None = None,
+        min_history: int | None = None,
+        sinks: Mapping[str, AlertSinkConfig] | None = None,
+        history_window: timedelta | None = None,
+        alert_budget: AlertBudget | None = None,
+        listener: Listener | None = None,
+    ) -> None:
+        plans = metric_plans(metrics, detector, severity, min_history)
+        super().__init__(
+            name, repository, plans, window, watermark, group_by=group_by, tags=tags,
+            sinks=sinks, history_window=history_window, alert_budget=alert_budget,
+            listener=listener,
+        )  # fmt: skip
+        self.time_column = time_column
+        self.group_by = tuple(group_by)
+        self.analyzers = [p.analyzer for p in plans]
+
+    def split(self, df: DataFrame, batch_id: int, watermark: int | None) -> BatchSplit:
+        data = with_windows(df, self.time_column, self.length, self.name)
+        passes = any(isinstance(a, FrequencyAnalyzer | DataFrameAnalyzer) for a in self.analyzers)
+        if passes:
+            data = data.persist()  # read the batch once however many passes the analyzers need
+        try:
+            runner = AnalysisRunner(data.sparkSession).on_data(data).keep_states()
+            runner.add_analyzers([*self.analyzers, ROWS, LATEST]).group_by(WINDOW, *self.group_by)
+            context = runner.run()
+        finally:
+            if passes:
+                data.unpersist()
+        closed = partial(self.closes_by, watermark=watermark)
+        return split_batch(context, self.analyzers, closed, self.name)
+
+    def window_deltas(self, starts: list[int]) -> dict[int, WindowDelta]:
+        return {start: self.ledger.window_states(start) for start in starts}
+
+    start = WindowedStream.start_query
