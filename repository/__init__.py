@@ -24,6 +24,7 @@ from repository.query import MetricQuery
 from repository.records import MetricRecord, RunResult
 from repository.retention import DeletedRows
 from repository.scan_log import ScanLog
+from repository.schema_snapshots import StoredSchema
 from repository.state_store import AnalyzerState, StateStore
 from repository.verdicts import AnomalyVerdict
 
@@ -50,4 +51,5 @@ __all__ = [
     "ScanLog",
     "SchemaVersionError",
     "StateStore",
+    "StoredSchema",
 ]

@@ -258,6 +258,22 @@ def _upgrade_to_v3(cur: Cursor) -> None:
     cur.execute(V3_TABLES)
 
 
+# Version 4: one schema snapshot (the source's column names, types, nullability and order, as
+# Spark's StructType JSON) per run, for schema-change monitors. See ``schema_snapshots.py``.
+V4_TABLES = """
+CREATE TABLE schema_snapshots (
+    run_id BIGINT PRIMARY KEY,
+    schema_json VARCHAR NOT NULL,
+    column_count INTEGER NOT NULL,
+    saved_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+"""
+
+
+def _upgrade_to_v4(cur: Cursor) -> None:
+    cur.execute(V4_TABLES)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "metric results in one table", _create_v1),
     Migration(
@@ -266,5 +282,6 @@ MIGRATIONS: tuple[Migration, ...] = (
         _upgrade_to_v2,
     ),
     Migration(3, "annotations: incidents, expected changes and exclusions", _upgrade_to_v3),
+    Migration(4, "schema snapshots per run", _upgrade_to_v4),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

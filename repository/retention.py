@@ -68,7 +68,10 @@ def delete_runs(
         try:
             counts = {
                 table: _delete(cur, table)
-                for table in ("points", "check_outcomes", "anomaly_verdicts", "run_tags", "runs")
+                for table in (
+                    "points", "check_outcomes", "anomaly_verdicts", "schema_snapshots", "run_tags",
+                    "runs",
+                )
             }
             if counts["runs"]:
                 _delete_orphans(cur)

@@ -1,6 +1,6 @@
 """The current schema: the SQL views users query directly, and the version check run on open.
 
-Tables (version 3) are defined in ``migrations.py``; the views here are the documented, stable way
+Tables (version 4) are defined in ``migrations.py``; the views here are the documented, stable way
 to read a repository file with plain DuckDB (``duckdb metrics.duckdb``), e.g.::
 
     SELECT timestamp, value FROM metric_history
@@ -88,6 +88,10 @@ VIEWS: dict[str, str] = {
                        list(value ORDER BY column_name)) AS group_values
             FROM annotation_groups GROUP BY annotation_id) g USING (annotation_id)""",
     "annotated_history": _annotated_history(),
+    "schema_history": """
+        SELECT r.run_id, r.timestamp, r.dataset, r.tags, s.column_count, s.schema_json,
+               s.saved_at
+        FROM schema_snapshots s JOIN run_overview r USING (run_id)""",
     "analyzer_state_index": """
         SELECT dataset, partition, metric_id, kind, format_version,
                octet_length(payload) AS payload_bytes, updated_at
