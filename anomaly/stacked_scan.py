@@ -22,7 +22,7 @@ from anomaly.spark import WIDE_CONF, runtime_conf
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-CHUNK = 16
+CHUNK = 1
 """Slots per stacked row (chosen with ``bench/monitors.py``)."""
 HLL_LG_K = 12
 """Sketch size of the distinct counts, as `ApproxCountDistinct` (1.6% error)."""
