@@ -100,12 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
                       "plots (default: a new temporary directory)")  # fmt: skip
     demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 42)")
     demo.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    demo.add_argument("--monitors", action="store_true", help="zero-config monitors instead: 60 "
+                      "days of a 30-column table with schema drift, a stale day, late data...")
 
     from anomaly.backtest.cli import register as register_backtest
+    from anomaly.monitors.cli import register as register_monitor
     from anomaly.suggestion.cli import register as register_suggest
 
     register_suggest(commands)
     register_backtest(commands)
+    register_monitor(commands)
     return parser
 
 
@@ -137,6 +141,10 @@ def _format(parser: argparse.ArgumentParser) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.monitors:
+        from anomaly.monitors.demo import run_monitors_demo
+
+        return run_monitors_demo(directory=args.dir, master=args.master, quiet=args.quiet)
     from anomaly.demo import run_demo
 
     return run_demo(directory=args.dir, days=args.days, master=args.master, quiet=args.quiet)

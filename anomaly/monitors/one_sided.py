@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -39,14 +41,17 @@ class UpperOnly(Detector):
         judged = self.detector.evaluate(values, interval)
         with np.errstate(invalid="ignore"):
             low = (judged.codes == ANOMALY) & ~(judged.value > judged.upper)
-        codes = np.where(low, OK, judged.codes).astype(np.int8)
-        lower = np.where(np.isnan(judged.lower), np.nan, -math.inf)
-        confidence = np.where(low, 0.0, judged.confidence)
-        detail = tuple("" if flip else d for flip, d in zip(low, judged.detail, strict=True))
-        return Evaluation(
-            judged.detector, judged.index, judged.value, lower, judged.upper, codes, confidence,
-            detail,
-        )  # fmt: skip
+            below = ~(judged.value >= judged.lower)  # a value under the band is no evidence
+        changes: dict[str, Any] = {
+            "codes": np.where(low, OK, judged.codes).astype(np.int8),
+            "lower": np.where(np.isnan(judged.lower), np.nan, -math.inf),
+            "confidence": np.where(low, 0.0, judged.confidence),
+            "detail": tuple("" if flip else d for flip, d in zip(low, judged.detail, strict=True)),
+        }
+        p_values = getattr(judged, "p_value", None)  # calibrated detectors give one per point
+        if p_values is not None:
+            changes["p_value"] = np.where(below & ~np.isnan(p_values), 1.0, p_values)
+        return replace(judged, **changes)
 
     def __repr__(self) -> str:
         return f"UpperOnly({self.detector!r})"

@@ -146,8 +146,10 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SchemaChan
                 SchemaChange("nullability", column.path, states[not column.nullable],
                              states[not now.nullable])  # fmt: skip
             )
-    gone = _tops([c for c in old if c.path not in new_paths])
-    came = _tops([c for c in new if c.path not in old_paths])
+    gone = _tops([c for c in old if c.path not in new_paths
+                  and not _inside_retyped(c.path, old_paths, new_paths)])  # fmt: skip
+    came = _tops([c for c in new if c.path not in old_paths
+                  and not _inside_retyped(c.path, old_paths, new_paths)])  # fmt: skip
     for was, now in _renames(gone, came):
         gone.remove(was)
         came.remove(now)

@@ -113,7 +113,8 @@ class ScanConfig(ConfigModel):
     def _something_to_measure(self) -> ScanConfig:
         if not self.metrics and self.monitors is None:
             raise custom_error(
-                "a scan needs 'metrics' (at least one) or 'monitors' (e.g. monitors: auto)"
+                "a scan needs at least one metric, or monitors (e.g. monitors: auto)",
+                key="metrics",
             )
         return self
 
