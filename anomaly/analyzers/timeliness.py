@@ -11,14 +11,19 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from anomaly.analyzers.base import ScanShareableAnalyzer, finite_or_none
 from anomaly.analyzers.columns import col, field_type
+from anomaly.analyzers.partly_judged import PartlyJudgedMetric
 from anomaly.analyzers.sketch_state import KllState
 from anomaly.analyzers.slot import Slot, SlotAnalyzer, SlotValues
 from anomaly.analyzers.state import State, check_same_kind
 from anomaly.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from pyspark.sql import Column
     from pyspark.sql.types import StructType
+
+    from anomaly.metrics import Metric
 
 TIME_TYPES = ("timestamp", "timestamp_ntz", "date")
 
@@ -72,6 +77,7 @@ class Timeliness(ScanShareableAnalyzer[LatencyState], SlotAnalyzer[LatencyState]
     timeliness): mean, percentiles, maximum and, with a `threshold` (seconds), the share of
     records later than it.
 
+    The maximum is stored as context, not judged (one record's delay moves it on any day).
     Without `arrival_column` the latency runs to the processing time (when the run reads the
     record, Spark's ``current_timestamp()``). Records without either time are left out; both
     columns must be timestamps or dates (dates count from midnight UTC).
@@ -174,6 +180,9 @@ class Timeliness(ScanShareableAnalyzer[LatencyState], SlotAnalyzer[LatencyState]
 
     def empty_state(self) -> LatencyState:
         return LatencyState.identity()
+
+    def metric(self, state: LatencyState, group: Mapping[str, str | None] | None = None) -> Metric:
+        return PartlyJudgedMetric.of(super().metric(state, group), frozenset({"max"}))
 
     def compute_metric(self, state: LatencyState) -> dict[str, float]:
         if state.count == 0:

@@ -7,17 +7,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from anomaly.analyzers.columns import col, field_type
+from anomaly.analyzers.partly_judged import PartlyJudgedMetric
 from anomaly.analyzers.sketch_state import HllState, KllState
 from anomaly.analyzers.slot import Slot, SlotAnalyzer, SlotValues
 from anomaly.monitors.health_state import ColumnHealthState, merge_top
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from pyspark.sql import Column
     from pyspark.sql.types import DataType, StructType
+
+    from anomaly.metrics import Metric
 
 QUANTILES = {"p25": 0.25, "p50": 0.5, "p75": 0.75}
 TOP_SHARES = 5
 """Low-cardinality columns report the share of their most frequent values, this many."""
+CONTEXT = frozenset(
+    {"minimum", "maximum", "p25", "p75", "min_length", "max_length", "min_size", "max_size",
+     "earliest", "latest"}
+)  # fmt: skip
+"""Measures stored as context, not judged: a sample's extremes (and quartiles, beside the
+median, mean and spread) move from run to run when nothing changed; a time column's range
+follows the partition."""
 INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 
 
@@ -51,16 +63,17 @@ class ColumnHealth(SlotAnalyzer[ColumnHealthState]):
     """Health of `column`, one record per measure (``ColumnHealth(price)[completeness]``):
 
     - every column: ``completeness`` (share of non-null rows) and ``distinct_ratio``
-      (approximate distinct values per non-null value);
+      (distinct values per non-null value, estimated: within about 2%, so at times above 1);
     - numbers: ``minimum``, ``maximum``, ``mean``, ``stddev``, ``p25``/``p50``/``p75``,
       ``zero_share``, ``negative_share`` (of non-null values), and for floats
       ``non_finite_share`` (NaN and infinities, left out of the other statistics);
     - text: ``min_length``, ``max_length``, ``mean_length``, ``empty_share`` and, with at most
-      20 distinct values, ``top_share`` and ``share:<value>`` of the five most frequent;
+      20 distinct values, ``share:<value>`` of the five most frequent;
     - booleans: ``true_share``; dates and timestamps: ``earliest``, ``latest`` (epoch seconds);
     - binary, arrays and maps: ``min_size``, ``max_size``, ``mean_size``, ``empty_share``.
 
-    A group without rows has nothing to profile: no records (not failures).
+    Extremes, quartiles and time ranges are stored as context and not judged (`CONTEXT`). A
+    group without rows has nothing to profile: no records (not failures).
 
     Examples
     --------
@@ -68,7 +81,7 @@ class ColumnHealth(SlotAnalyzer[ColumnHealthState]):
     >>> state = ColumnHealthState("string", rows=4, present=3, numbers=3, minimum=2.0,
     ...                           maximum=6.0, total=10.0, top=(("ok", 2), ("refund", 1)))
     >>> value = a.metric(state).value
-    >>> value["completeness"], value["top_share"], round(value["mean_length"], 3)
+    >>> value["completeness"], value["share:ok"], round(value["mean_length"], 3)
     (0.75, 0.6666666666666666, 3.333)
     """
 
@@ -131,12 +144,17 @@ class ColumnHealth(SlotAnalyzer[ColumnHealthState]):
     def empty_state(self) -> ColumnHealthState:
         return ColumnHealthState.identity()
 
+    def metric(
+        self, state: ColumnHealthState, group: Mapping[str, str | None] | None = None
+    ) -> Metric:
+        return PartlyJudgedMetric.of(super().metric(state, group), CONTEXT)
+
     def compute_metric(self, state: ColumnHealthState) -> dict[str, float]:
         if state.rows == 0:
             return {}  # nothing to profile: the volume monitor reports the empty run
         value = {"completeness": state.present / state.rows}
         if state.present:
-            value["distinct_ratio"] = min(HllState(state.distinct).estimate() / state.present, 1.0)
+            value["distinct_ratio"] = HllState(state.distinct).estimate() / state.present
             value.update(_by_category(state))
         return value
 
@@ -159,7 +177,6 @@ def _by_category(state: ColumnHealthState) -> dict[str, float]:
     if kind == "string" and numbers:
         value.update(_lengths(state, "length"), empty_share=state.zeros / present)
         if state.top:
-            value["top_share"] = state.top[0][1] / present
             value.update({f"share:{v}": n / present for v, n in state.top[:TOP_SHARES]})
     if kind == "boolean" and numbers:
         value["true_share"] = state.total / numbers

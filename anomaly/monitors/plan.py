@@ -95,7 +95,12 @@ class MonitorRun:
         repository: MetricsRepository,
         tags: dict[str, str],
     ) -> None:
-        """Add the freshness record of the run at `when` to its `records`, and its plan."""
+        """Add the freshness record of the run at `when` to its `records`, and its plan. A run
+        without rows has nothing to profile: its monitors' failed measures (the latency of no
+        records) are dropped, the volume and freshness monitors report it."""
+        if any(r.metric_id == "Size(*)" and r.value == 0 and not r.group for r in records):
+            ours = {p.analyzer.metric_id for p in self.plans}
+            records[:] = [r for r in records if r.succeeded or r.metric_id not in ours]
         records += self._derived(records, when, self._newest(repository, tags, when))
         plans.update(self._plans())
 
