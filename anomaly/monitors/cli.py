@@ -12,11 +12,12 @@ import json
 import os
 import re
 import sys
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from anomaly.errors import ConfigurationError
+from anomaly.service.monitor_config import KINDS
 
 REPOSITORY_VARIABLE = "ANOMALY_REPOSITORY"
 DEFAULT_REPOSITORY = "metrics.duckdb"
@@ -63,24 +64,31 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
 def monitor_command(args: argparse.Namespace) -> int:
     """Run the monitors once (after an optional backfill); exit with the run's status."""
+    from pydantic import ValidationError
+
     from anomaly.monitors.explain import explain
     from anomaly.service.backfill import backfill
     from anomaly.service.config import ServiceConfig
     from anomaly.service.periods import parse_time
+    from anomaly.service.problems import from_pydantic
     from anomaly.service.progress import Progress
     from anomaly.service.scan import ScanRunner
 
-    config = ServiceConfig.model_validate(config_of(args))
+    timed = args.time_column is not None
+    if args.backfill and not timed:
+        raise ConfigurationError("--backfill needs --time-column (partitions of event time)")
+    try:
+        config = ServiceConfig.model_validate(config_of(args))
+    except ValidationError as error:
+        problems = [from_pydantic(e).render() for e in error.errors()]
+        raise ConfigurationError("; ".join(problems)) from None
     name = next(iter(config.scans))
     progress = Progress.silent() if args.quiet else Progress.to_stream(sys.stderr)
     runner = ScanRunner(config, progress=progress)
     at = parse_time(args.at) if args.at else None
-    timed = args.time_column is not None
     if args.backfill:
-        if not timed:
-            raise ConfigurationError("--backfill needs --time-column (partitions of event time)")
         _ = runner.spark
-        last = runner.run_time(name, at, None) if at is None else at
+        last = runner.run_time(name, datetime.now(UTC), at)
         history = backfill(runner, name, until=last - timedelta(seconds=1))
         progress.step(history.headline())
     report = runner.run(name, at=None if timed else at, period=at if timed else None, alert=False)
@@ -124,13 +132,15 @@ def config_of(args: argparse.Namespace) -> dict[str, Any]:
         source["time_column"] = args.time_column
     if args.partition:
         source["partition"] = args.partition
-    name = args.name or _name(args.source)
+    name = args.name or _name(args.source, is_path)
     chosen = [m.strip() for m in args.monitors.split(",") if m.strip()]
     monitors: Any = chosen[0] if chosen == ["auto"] else chosen
     if args.include or args.exclude:
+        if monitors != "auto" and "columns" not in monitors:
+            raise ConfigurationError("--include and --exclude choose the columns of the columns "
+                                     "monitor, which --monitors leaves out")  # fmt: skip
         options = {"include": args.include or ["*"], "exclude": args.exclude or []}
-        base = ["volume", "freshness", "schema", "columns", "timeliness"]
-        names = base if monitors == "auto" else [m for m in monitors if m != "columns"]
+        names = list(KINDS) if monitors == "auto" else monitors
         monitors = [m for m in names if m != "columns"] + [{"columns": options}]
     scan: dict[str, Any] = {"source": name, "monitors": monitors}
     if args.group_by:
@@ -144,13 +154,13 @@ def config_of(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _name(source: str) -> str:
-    """A dataset name from a path or table: its last part without extension, cleaned.
+def _name(source: str, is_path: bool) -> str:
+    """A dataset name: a path's last part without extension, a table's name without database.
 
-    >>> _name("s3a://lake/raw/orders.parquet/"), _name("sales.daily orders")
+    >>> _name("s3a://lake/raw/orders.parquet/", True), _name("sales.daily orders", False)
     ('orders', 'daily_orders')
     """
     last = re.split(r"[/\\]", source.rstrip("/"))[-1]
-    stem = last.split(".")[-1] if "/" not in source and "." in last else last.split(".")[0]
+    stem = last.split(".")[0] if is_path else last.split(".")[-1]
     cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", stem).strip("_.-")
     return cleaned or "source"

@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
@@ -113,8 +113,9 @@ class NewestEvents:
     ) -> NewestEvents:
         """Seeded with the newest event time per group stored in runs before `before`; the
         groups of the last such run are the active ones."""
-        frame = repository.latest(latest_id(column), tags=tags, before=before)
-        frame = frame[frame["timestamp"] < before]
+        frame = repository.latest(
+            latest_id(column), tags=tags, before=before - timedelta(milliseconds=1)
+        )
         newest = {
             group_text(dict(json.loads(k))): float(v)
             for k, v in zip(frame["group_key"], frame["value"], strict=True)
