@@ -76,8 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     _repository(anomalies)
     anomalies.add_argument("--metric", action="append", help="only this metric id (repeatable)")
     anomalies.add_argument(
-        "--status", action="append", choices=("anomaly", "error", "normal",
-        "insufficient_history", "all"), help="verdict statuses (default: anomaly and error)",
+        "--status", action="append", choices=("anomaly", "error", "normal", "held_back",
+        "insufficient_history", "all"), help="verdict statuses (default: anomaly and error; "
+        "held_back: anomalies an alert budget did not alert on)",
     )  # fmt: skip
     anomalies.add_argument("--limit", type=int, default=50, help="newest N rows (default 50)")
     _filters(anomalies)
@@ -100,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "plots (default: a new temporary directory)")  # fmt: skip
     demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 42)")
     demo.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    demo.add_argument(
+        "--tuned", action="store_true", help="judge with per-metric detectors, not the default"
+    )
     demo.add_argument("--monitors", action="store_true", help="zero-config monitors instead: 60 "
                       "days of a 30-column table with schema drift, a stale day, late data...")
 
@@ -147,7 +151,9 @@ def _demo(args: argparse.Namespace) -> int:
         return run_monitors_demo(directory=args.dir, master=args.master, quiet=args.quiet)
     from anomaly.demo import run_demo
 
-    return run_demo(directory=args.dir, days=args.days, master=args.master, quiet=args.quiet)
+    return run_demo(
+        directory=args.dir, days=args.days, master=args.master, quiet=args.quiet, tuned=args.tuned
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,10 +16,19 @@ values before indexing, so a change is measured against the previous value prese
 
 from __future__ import annotations
 
+from detectors.adaptive import Adaptive
 from detectors.anomaly import Anomaly, Status
 from detectors.arima import SeasonalArima
-from detectors.base import Detector, Interval, SupportsDetect, as_detector
+from detectors.base import (
+    Detector,
+    Interval,
+    SupportsDetect,
+    TimeAware,
+    as_detector,
+    for_times,
+)
 from detectors.batch_normal import BatchNormal
+from detectors.budget import AlertBudget, BudgetOutcome
 from detectors.change import AbsoluteChange, RelativeRateOfChange
 from detectors.compose import AllOf, AnyOf, KOfLastN
 from detectors.errors import DetectorError, DetectorLoadError, InvalidParameterError
@@ -39,11 +48,14 @@ from detectors.vectorised import Cell, MatrixDetector, MatrixResult
 
 __all__ = [
     "AbsoluteChange",
+    "Adaptive",
+    "AlertBudget",
     "AlertFatigue",
     "AllOf",
     "Anomaly",
     "AnyOf",
     "BatchNormal",
+    "BudgetOutcome",
     "Cell",
     "Detector",
     "DetectorError",
@@ -62,12 +74,14 @@ __all__ = [
     "SimpleThreshold",
     "Status",
     "SupportsDetect",
+    "TimeAware",
     "Verdict",
     "as_detector",
     "detect_frame",
     "detect_frame_spark",
     "detect_series",
     "detector_factory",
+    "for_times",
     "infer_period",
     "is_newest_anomalous",
     "load_detector",

@@ -37,6 +37,26 @@ class SupportsDetect(Protocol):
     def detect(self, values: ArrayLike, interval: Interval | None = None) -> list[Anomaly]: ...
 
 
+@runtime_checkable
+class TimeAware(Protocol):
+    """A detector that also uses the timestamps of the points (their spacing and calendar
+    phase). ``at_times(times)`` returns the detector for points at ``times`` (one per value,
+    or a groups x time matrix for :func:`~detectors.detect_frame`)."""
+
+    def at_times(self, times: object) -> Detector: ...
+
+
+def for_times(detector: object, times: object) -> object:
+    """``detector`` bound to the points' ``times`` if it uses them, else itself.
+
+    >>> for_times(SupportsDetect, [1, 2]) is SupportsDetect
+    True
+    """
+    if isinstance(detector, TimeAware) and not isinstance(detector, type):
+        return detector.at_times(times)
+    return detector
+
+
 def as_values(values: ArrayLike | Sequence[float | None]) -> FloatArray:
     """``values`` as a 1-d float64 array (not copied if it already is one); ``None`` becomes
     NaN, a missing value."""

@@ -78,7 +78,8 @@ class Evaluation:
 
     Every array has one entry per evaluated point. ``lower``/``upper`` are NaN only where the
     detector could not compute a band (too little history, or a user detector that reports
-    bounds for anomalies only).
+    bounds for anomalies only). ``p_value`` is set by detectors that calibrate their band
+    (the probability of a value at least this far out on a normal day; NaN where not judged).
 
     Examples
     --------
@@ -100,6 +101,7 @@ class Evaluation:
     codes: CodeArray
     confidence: FloatArray
     detail: tuple[str, ...]
+    p_value: FloatArray | None = None
 
     @classmethod
     def build(
@@ -114,6 +116,7 @@ class Evaluation:
         describe: Callable[[int], str],
         *,
         describe_ok: bool = False,
+        p_value: FloatArray | None = None,
     ) -> Evaluation:
         """Assemble from per-point arrays; ``describe(i)`` explains point ``i`` of the arrays.
 
@@ -124,7 +127,7 @@ class Evaluation:
             describe(i) if describe_ok or code != OK else "" for i, code in enumerate(codes)
         )
         index = np.arange(start, start + len(value), dtype=np.int64)
-        return cls(detector, index, value, lower, upper, codes, confidence, details)
+        return cls(detector, index, value, lower, upper, codes, confidence, details, p_value)
 
     def __len__(self) -> int:
         return len(self.index)
@@ -149,8 +152,9 @@ class Evaluation:
         ]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per evaluated point: index, value, status, lower, upper, confidence, detail."""
-        return pd.DataFrame(
+        """One row per evaluated point: index, value, status, lower, upper, confidence, detail
+        (and p_value when the detector computes one)."""
+        frame = pd.DataFrame(
             {
                 "index": self.index,
                 "value": self.value,
@@ -161,3 +165,6 @@ class Evaluation:
                 "detail": list(self.detail),
             }
         )
+        if self.p_value is not None:
+            frame["p_value"] = self.p_value
+        return frame

@@ -193,6 +193,7 @@ class AlertFatigue(Detector):
             codes[keep],
             stream.confidence[keep],
             tuple(d for d, kept in zip(details, keep.tolist(), strict=True) if kept),
+            None if stream.p_value is None else stream.p_value[keep],
         )
 
 

@@ -136,6 +136,8 @@ def concatenate(name: str, parts: list[Evaluation], start: int) -> Evaluation:
     def joined(field: str) -> NDArray[np.generic]:
         return np.concatenate([getattr(p, field) for p in parts])
 
+    with_p = all(p.p_value is not None for p in parts)
+
     return Evaluation(
         name,
         np.arange(start, start + count, dtype=np.int64),
@@ -145,4 +147,5 @@ def concatenate(name: str, parts: list[Evaluation], start: int) -> Evaluation:
         joined("codes").astype(np.int8),
         joined("confidence").astype(np.float64),
         tuple(d for p in parts for d in p.detail),
+        joined("p_value").astype(np.float64) if with_p else None,
     )

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from detectors.base import Detector, as_detector
+from detectors.base import Detector, TimeAware, as_detector, for_times
 from detectors.evaluation import ANOMALY, OK, STATUS_ARRAY
 from detectors.grouped import GroupedSeries, group_series
 from detectors.vectorised import Cell, MatrixDetector
@@ -33,7 +34,9 @@ def detect_frame(
     newest point with ``newest_only`` (the rest is history). Returns the anomalies, or with
     ``anomalies_only=False`` every evaluated point, as rows of the group columns, ``time``,
     ``value``, ``status``, ``lower``, ``upper``, ``confidence``, ``detail`` and ``history``
-    (the number of earlier points), sorted by group and time.
+    (the number of earlier points), sorted by group and time, plus ``p_value`` for detectors
+    that compute one. Detectors that use timestamps (:class:`~detectors.base.TimeAware`) get
+    each group's times.
 
     A Spark DataFrame is fanned out over the cluster with ``applyInPandas`` (see
     :func:`~detectors.spark.detect_frame_spark`) and a Spark DataFrame comes back.
@@ -73,7 +76,7 @@ def detect_frame(
         columns = _vectorised(grouped, resolved, newest_only)
     else:
         columns = _per_group(grouped, resolved, newest_only)
-    rows, codes, lower, upper, confidence, details = columns
+    rows, codes, lower, upper, confidence, details, p_value = columns
     keep = codes == ANOMALY if anomalies_only else np.ones(len(rows), dtype=bool)
     rows = rows[keep]
     result = grouped.keys.iloc[grouped.group[rows]].reset_index(drop=True)
@@ -85,10 +88,24 @@ def detect_frame(
     result["confidence"] = confidence[keep]
     result["detail"] = np.array(details(np.flatnonzero(keep)), dtype=object)
     result["history"] = grouped.positions[rows]
+    if p_value is not None:
+        result["p_value"] = p_value[keep]
     return result
 
 
-Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any]
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any, Any]
+
+
+def _time_matrix(grouped: GroupedSeries) -> np.ndarray | None:
+    """Groups x time of the points' timestamps (NaT-padded), if they are timestamps."""
+    times = grouped.times
+    if not isinstance(times, pd.DatetimeIndex):
+        return None
+    stamps = times.tz_convert(None) if times.tz is not None else times
+    shape = (len(grouped.lengths), int(grouped.lengths.max(initial=0)))
+    matrix = np.full(shape, np.datetime64("NaT"), dtype="datetime64[ns]")
+    matrix[grouped.group, grouped.positions] = stamps.to_numpy(dtype="datetime64[ns]")
+    return matrix
 
 
 def _evaluated_rows(grouped: GroupedSeries, newest_only: bool) -> np.ndarray:
@@ -99,6 +116,11 @@ def _evaluated_rows(grouped: GroupedSeries, newest_only: bool) -> np.ndarray:
 def _vectorised(grouped: GroupedSeries, detector: MatrixDetector, newest_only: bool) -> Columns:
     lengths = grouped.lengths
     starts = lengths - 1 if newest_only else np.zeros_like(lengths)
+    times = _time_matrix(grouped) if isinstance(detector, TimeAware) else None
+    if times is not None:
+        bound = for_times(detector, times)
+        assert isinstance(bound, MatrixDetector)
+        detector = bound
     result = detector.evaluate_matrix(grouped.matrix(), lengths, starts)
     rows = _evaluated_rows(grouped, newest_only)
     cell = (grouped.group[rows], grouped.positions[rows])
@@ -124,14 +146,21 @@ def _vectorised(grouped: GroupedSeries, detector: MatrixDetector, newest_only: b
             for i in selected
         ]
 
-    return rows, codes, lower, upper, result.confidence[cell], details
+    p_value = None if result.p_value is None else result.p_value[cell]
+    return rows, codes, lower, upper, result.confidence[cell], details, p_value
 
 
 def _per_group(grouped: GroupedSeries, detector: Detector, newest_only: bool) -> Columns:
     evaluations = []
+    timed = isinstance(detector, TimeAware) and isinstance(grouped.times, pd.DatetimeIndex)
     for g, length in enumerate(grouped.lengths.tolist()):
         interval = (length - 1, length) if newest_only else (0, length)
-        evaluations.append(detector.evaluate(grouped.series(g), interval))
+        one = detector
+        if timed:
+            one = as_detector(
+                for_times(detector, grouped.times[grouped.offsets[g] : grouped.offsets[g + 1]])
+            )
+        evaluations.append(one.evaluate(grouped.series(g), interval))
     rows = _evaluated_rows(grouped, newest_only)
     detail = np.array([d for e in evaluations for d in e.detail], dtype=object)
 
@@ -139,6 +168,7 @@ def _per_group(grouped: GroupedSeries, detector: Detector, newest_only: bool) ->
         parts = [getattr(e, field) for e in evaluations]
         return np.concatenate(parts) if parts else np.empty(0)
 
+    with_p = bool(evaluations) and all(e.p_value is not None for e in evaluations)
     return (
         rows,
         concat("codes").astype(np.int8),
@@ -146,4 +176,5 @@ def _per_group(grouped: GroupedSeries, detector: Detector, newest_only: bool) ->
         concat("upper"),
         concat("confidence"),
         lambda selected: detail[selected].tolist(),
+        concat("p_value") if with_p else None,
     )

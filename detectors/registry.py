@@ -7,6 +7,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from detectors.adaptive import Adaptive
 from detectors.arima import SeasonalArima
 from detectors.base import SupportsDetect
 from detectors.batch_normal import BatchNormal
@@ -20,6 +21,7 @@ from detectors.threshold import SimpleThreshold
 BUILTINS: dict[str, type] = {
     cls.__name__: cls
     for cls in (
+        Adaptive,
         SimpleThreshold,
         OnlineNormal,
         BatchNormal,

@@ -6,6 +6,7 @@ duplicated timestamp, the last one given wins (a re-run replaces its earlier res
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from detectors.anomaly import Status
-from detectors.base import as_detector
+from detectors.base import as_detector, for_times
 from detectors.evaluation import STATUS_ARRAY, STATUSES, Evaluation
 from detectors.grouped import group_series
 
@@ -57,8 +58,8 @@ def _looks_temporal(index: pd.Index) -> bool:
 
 def evaluation_frame(evaluation: Evaluation, times: pd.Index) -> pd.DataFrame:
     """One row per evaluated point: time, value, status, lower, upper, confidence, detail,
-    history (the number of earlier points)."""
-    return pd.DataFrame(
+    history (the number of earlier points), and p_value for detectors that compute one."""
+    frame = pd.DataFrame(
         {
             "time": times[evaluation.index],
             "value": evaluation.value,
@@ -70,6 +71,9 @@ def evaluation_frame(evaluation: Evaluation, times: pd.Index) -> pd.DataFrame:
             "history": evaluation.index,
         }
     )
+    if evaluation.p_value is not None:
+        frame["p_value"] = evaluation.p_value
+    return frame
 
 
 def detect_series(
@@ -96,7 +100,8 @@ def detect_series(
     times = series.index
     first = 0 if start is None else int(times.searchsorted(_like(start, times), side="left"))
     last = len(series) if end is None else int(times.searchsorted(_like(end, times), side="left"))
-    evaluation = as_detector(detector).evaluate(series.to_numpy(), (first, max(first, last)))
+    bound = as_detector(for_times(detector, times))
+    evaluation = bound.evaluate(series.to_numpy(), (first, max(first, last)))
     frame = evaluation_frame(evaluation, times)
     if anomalies_only:
         frame = frame[frame["status"] == Status.ANOMALY.value].reset_index(drop=True)
@@ -108,12 +113,25 @@ def _like(bound: Any, times: pd.Index) -> Any:
     return pd.Timestamp(bound) if isinstance(times, pd.DatetimeIndex) else bound
 
 
+def _with_newest(times: pd.Index, when: Any) -> pd.Index | None:
+    """The history's times plus the new point's (one spacing after the last when it has
+    none); ``None`` when the history is not indexed by timestamps."""
+    if not isinstance(times, pd.DatetimeIndex):
+        return None
+    if when is None:
+        if len(times) < 2:
+            return None
+        when = times[-1] + pd.Series(times[1:] - times[:-1]).median()
+    return times.append(pd.DatetimeIndex([pd.Timestamp(when)]))
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The verdict on one new point; truthy exactly when it is an anomaly.
 
     ``history`` is the number of earlier points it was judged against. ``lower``/``upper`` are
-    reported for fine points too (NaN only when no band could be computed).
+    reported for fine points too (NaN only when no band could be computed); ``p_value`` is the
+    calibrated detectors' probability of a value this far out on a normal day (NaN otherwise).
     """
 
     time: Any
@@ -124,6 +142,7 @@ class Verdict:
     confidence: float
     detail: str
     history: int
+    p_value: float = math.nan
 
     @property
     def is_anomaly(self) -> bool:
@@ -160,7 +179,9 @@ def is_newest_anomalous(history: Points, new_point: Any, detector: object) -> Ve
         value = new_point
     values = np.append(series.to_numpy(), np.nan if value is None else float(value))
     n = len(series)
-    evaluation = as_detector(detector).evaluate(values, (n, n + 1))
+    times = _with_newest(series.index, when)
+    bound = as_detector(detector if times is None else for_times(detector, times))
+    evaluation = bound.evaluate(values, (n, n + 1))
     return Verdict(
         time=when,
         value=float(evaluation.value[0]),
@@ -170,4 +191,5 @@ def is_newest_anomalous(history: Points, new_point: Any, detector: object) -> Ve
         confidence=float(evaluation.confidence[0]),
         detail=evaluation.detail[0],
         history=n,
+        p_value=math.nan if evaluation.p_value is None else float(evaluation.p_value[0]),
     )

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
@@ -34,6 +35,7 @@ class MatrixResult(NamedTuple):
     codes: NDArray[np.int8]
     confidence: FloatMatrix
     aux: FloatMatrix  # the detector's own tested quantity (a change, a ratio), for details
+    p_value: FloatMatrix | None = None  # for detectors with calibrated bands
 
 
 class Cell(NamedTuple):
@@ -76,7 +78,10 @@ class MatrixDetector(Detector):
         start, end = resolve_interval(interval, len(x))
         lengths = np.array([len(x)], dtype=np.int64)
         result = self.evaluate_matrix(x[None, :], lengths, np.array([start], dtype=np.int64))
-        return self.row_evaluation(x, start, end, *(part[0] for part in result))
+        evaluation = self.row_evaluation(x, start, end, *(part[0] for part in result[:5]))
+        if result.p_value is None:
+            return evaluation
+        return replace(evaluation, p_value=result.p_value[0][start:end])
 
     def row_evaluation(
         self,

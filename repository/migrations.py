@@ -258,9 +258,18 @@ def _upgrade_to_v3(cur: Cursor) -> None:
     cur.execute(V3_TABLES)
 
 
-# Version 4: one schema snapshot (the source's column names, types, nullability and order, as
+# Version 4: a verdict's p-value (calibrated detectors: the chance of a value this far out on a
+# normal day), which alert budgets and reports rank verdicts by.
+V4_COLUMNS = "ALTER TABLE anomaly_verdicts ADD COLUMN p_value DOUBLE;"
+
+
+def _upgrade_to_v4(cur: Cursor) -> None:
+    cur.execute(V4_COLUMNS)
+
+
+# Version 5: one schema snapshot (the source's column names, types, nullability and order, as
 # Spark's StructType JSON) per run, for schema-change monitors. See ``schema_snapshots.py``.
-V4_TABLES = """
+V5_TABLES = """
 CREATE TABLE schema_snapshots (
     run_id BIGINT PRIMARY KEY,
     schema_json VARCHAR NOT NULL,
@@ -270,8 +279,8 @@ CREATE TABLE schema_snapshots (
 """
 
 
-def _upgrade_to_v4(cur: Cursor) -> None:
-    cur.execute(V4_TABLES)
+def _upgrade_to_v5(cur: Cursor) -> None:
+    cur.execute(V5_TABLES)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -282,6 +291,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _upgrade_to_v2,
     ),
     Migration(3, "annotations: incidents, expected changes and exclusions", _upgrade_to_v3),
-    Migration(4, "schema snapshots per run", _upgrade_to_v4),
+    Migration(4, "p-values of anomaly verdicts", _upgrade_to_v4),
+    Migration(5, "schema snapshots per run", _upgrade_to_v5),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

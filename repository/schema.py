@@ -1,6 +1,6 @@
 """The current schema: the SQL views users query directly, and the version check run on open.
 
-Tables (version 4) are defined in ``migrations.py``; the views here are the documented, stable way
+Tables (version 5) are defined in ``migrations.py``; the views here are the documented, stable way
 to read a repository file with plain DuckDB (``duckdb metrics.duckdb``), e.g.::
 
     SELECT timestamp, value FROM metric_history
@@ -69,7 +69,7 @@ VIEWS: dict[str, str] = {
     "anomaly_results": """
         SELECT r.run_id, r.timestamp AS run_timestamp, v.ts AS timestamp, r.dataset, r.tags,
                v.metric_id, g.group_key, g.group_values, v.value, v.lower, v.upper,
-               v.detector, v.score, v.detail, v.status, v.history_length
+               v.detector, v.score, v.detail, v.status, v.history_length, v.p_value
         FROM anomaly_verdicts v JOIN run_overview r USING (run_id)
         JOIN group_overview g ON g.group_id = v.group_id""",
     "metric_annotations": """

@@ -27,8 +27,9 @@ from repository.frames import to_frame, utc
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags, to_epoch_ms
 from repository.results import fetch_arrow
 
-VERDICT_STATUSES = ("normal", "anomaly", "insufficient_history", "error")
-"""Conventional statuses; any non-empty text is stored."""
+VERDICT_STATUSES = ("normal", "anomaly", "held_back", "insufficient_history", "error")
+"""Conventional statuses (``held_back``: an anomaly an alert budget did not alert on); any
+non-empty text is stored."""
 VERDICT_COLUMNS = (
     "timestamp",
     "metric_id",
@@ -42,6 +43,7 @@ VERDICT_COLUMNS = (
     "history_length",
     "run_timestamp",
     "group_key",
+    "p_value",
 )
 """The fixed columns of ``load_verdicts()``; group then tag columns follow. ``group_key`` is the
 canonical JSON of the group, which tells a null group value from an absent group column."""
@@ -52,7 +54,8 @@ class AnomalyVerdict:
     """A detector's verdict on one point of one series.
 
     ``timestamp`` is the tested point's time (``None``: the run's); ``score`` the detector's
-    confidence or anomaly score; ``history_length`` the number of points it had as history.
+    confidence or anomaly score; ``history_length`` the number of points it had as history;
+    ``p_value`` the calibrated detectors' probability of a value this far out on a normal day.
 
     Examples
     --------
@@ -72,10 +75,13 @@ class AnomalyVerdict:
     history_length: int | None = None
     group: Mapping[str, str | None] = field(default_factory=dict)
     timestamp: TimeLike | None = None
+    p_value: float | None = None
 
     def __post_init__(self) -> None:
         check_fields(
-            self, ("metric_id", "status", "detector"), ("value", "lower", "upper", "score")
+            self,
+            ("metric_id", "status", "detector"),
+            ("value", "lower", "upper", "score", "p_value"),
         )
 
 
@@ -101,6 +107,7 @@ def stage_verdicts(
                 v.detail,
                 v.status,
                 v.history_length,
+                optional_float(v.p_value),
             )
         )
     names = [
@@ -115,6 +122,7 @@ def stage_verdicts(
         "detail",
         "status",
         "history_length",
+        "p_value",
     ]
     types = [
         pa.string(),
@@ -126,6 +134,7 @@ def stage_verdicts(
         pa.string(),
         pa.string(),
         pa.int32(),
+        pa.float64(),
     ]
     return rows_to_table(names, types, rows)
 
@@ -145,8 +154,8 @@ def write_verdicts(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupK
         )
         cur.execute(
             "INSERT INTO anomaly_verdicts SELECT ?, v.metric_id, k.group_id, v.ts, v.value, "
-            "v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length "
-            "FROM staged_verdicts v JOIN group_keys k USING (group_key)",
+            "v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length, "
+            "v.p_value FROM staged_verdicts v JOIN group_keys k USING (group_key)",
             [run_id],
         )
 
@@ -177,7 +186,7 @@ def load_verdicts(
     sql = f"""
         SELECT epoch_ms(v.ts) AS ts_ms, v.run_id, v.group_id, v.metric_id, v.value, v.lower,
                v.upper, v.detector, v.score, v.detail, v.status, v.history_length,
-               r.ts AS run_timestamp, k.group_key
+               r.ts AS run_timestamp, k.group_key, v.p_value
         FROM anomaly_verdicts v JOIN runs r ON r.run_id = v.run_id
         JOIN group_keys k ON k.group_id = v.group_id
         WHERE {where.sql}

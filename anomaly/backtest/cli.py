@@ -23,7 +23,7 @@ WRAPPERS: dict[str, Any] = {
     "AnyOf": AnyOf,
     "KOfLastN": KOfLastN,
 }
-DEFAULT_DETECTORS = ("OnlineNormal()", "OnlineNormal(4, 4, ignore_anomalies=False)")
+DEFAULT_DETECTORS = ("Adaptive()", "OnlineNormal(4, 4, ignore_anomalies=False)")
 TIME = "ISO date or time, UTC unless it has an offset (2026-03-31, 2026-03-31T06:00Z)"
 
 

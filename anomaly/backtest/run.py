@@ -14,7 +14,7 @@ from anomaly.backtest.naming import named_detectors
 from anomaly.backtest.result import BacktestResult
 from anomaly.backtest.series import LabeledSeries
 from anomaly.backtest.sources import repository_series
-from detectors import AlertFatigue, Evaluation, walk_forward
+from detectors import AlertFatigue, Evaluation, for_times, walk_forward
 from repository import Annotation, MetricsRepository
 from repository.keys import HasMetricId, TimeLike
 
@@ -159,7 +159,8 @@ def _replay(
     def stream(detector: Any, first: int) -> Evaluation:
         key = (_key(detector), first)
         if key not in streams:
-            streams[key] = walk_forward(detector, series.values, first, end, baseline=baseline)
+            timed = for_times(detector, series.times)  # calendar seasons need the times
+            streams[key] = walk_forward(timed, series.values, first, end, baseline=baseline)
         return streams[key]
 
     results = {}

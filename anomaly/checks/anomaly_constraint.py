@@ -13,7 +13,7 @@ import pandas as pd
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks.levels import ConstraintStatus
 from anomaly.errors import ConfigurationError
-from detectors import Status, as_detector, is_newest_anomalous
+from detectors import Adaptive, Status, as_detector, is_newest_anomalous
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class AnomalyOutcome:
     history_length: int
     score: float | None = None
     detail: str | None = None
+    p_value: float | None = None
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class AnomalyConstraint:
     """
 
     analyzer: Analyzer[Any]
-    detector: Any
+    detector: Any = None
     tags: Mapping[str, str] | None = None
     after: datetime | int | None = None
     before: datetime | int | None = None
@@ -58,6 +59,8 @@ class AnomalyConstraint:
     hint: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if self.detector is None:  # the default detector, as scans use it
+            object.__setattr__(self, "detector", Adaptive())
         if self.min_history < 0:
             raise ConfigurationError(f"min_history must be >= 0, got {self.min_history}")
         as_detector(self.detector)  # fails now, at definition, for an object that cannot detect
@@ -86,6 +89,7 @@ class AnomalyConstraint:
         verdict = is_newest_anomalous(history, value, self.detector)
         lower = None if math.isnan(verdict.lower) else verdict.lower
         upper = None if math.isnan(verdict.upper) else verdict.upper
+        p = None if math.isnan(verdict.p_value) else verdict.p_value
         if verdict.status is Status.INSUFFICIENT_HISTORY:
             return self._insufficient(n, verdict.detail, lower, upper)
         if verdict.status is Status.ANOMALY:
@@ -94,7 +98,7 @@ class AnomalyConstraint:
                 message += f" {self.hint}"
             return AnomalyOutcome(
                 ConstraintStatus.FAILURE, message, lower, upper, n, verdict.confidence,
-                verdict.detail,
+                verdict.detail, p,
             )  # fmt: skip
         if verdict.status is Status.MISSING:
             return AnomalyOutcome(
@@ -102,7 +106,7 @@ class AnomalyConstraint:
                 lower, upper, n, None, verdict.detail,
             )  # fmt: skip
         return AnomalyOutcome(
-            ConstraintStatus.SUCCESS, None, lower, upper, n, verdict.confidence, verdict.detail
+            ConstraintStatus.SUCCESS, None, lower, upper, n, verdict.confidence, verdict.detail, p
         )
 
     def _insufficient(

@@ -60,7 +60,7 @@ class Check(CompletenessConstraints, ConsistencyConstraints, StatisticsConstrain
     def has_no_anomalies(
         self,
         analyzer: Analyzer[Any],
-        detector: Any,
+        detector: Any = None,
         tags: Mapping[str, str] | None = None,
         after: datetime | int | None = None,
         before: datetime | int | None = None,
@@ -68,7 +68,8 @@ class Check(CompletenessConstraints, ConsistencyConstraints, StatisticsConstrain
         fail_on_insufficient_history: bool = False,
         hint: str | None = None,
     ) -> Self:
-        """The new value of `analyzer`'s metric is no anomaly for `detector` on stored history.
+        """The new value of `analyzer`'s metric is no anomaly for `detector` (default: the
+        calibrated :class:`~detectors.Adaptive`, as in scans) on stored history.
 
         Needs a repository (``VerificationSuite.use_repository``). Too little history is the
         outcome ``insufficient history``, a failure only with `fail_on_insufficient_history`.

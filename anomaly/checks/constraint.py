@@ -31,6 +31,7 @@ class ConstraintResult:
     detector: str | None = None
     history_length: int | None = None
     score: float | None = None
+    p_value: float | None = None
 
     @property
     def failed(self) -> bool:

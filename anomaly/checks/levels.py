@@ -41,3 +41,5 @@ class ConstraintStatus(StrEnum):
     SUCCESS = "success"
     FAILURE = "failure"
     INSUFFICIENT_HISTORY = "insufficient history"
+    HELD_BACK = "held back"
+    """An anomaly the suite's alert budget did not admit: reported, does not fail the check."""

@@ -12,6 +12,7 @@ from anomaly.analyzers import Analyzer
 from anomaly.errors import ConfigurationError
 from anomaly.service.monitor_config import MonitorsConfig
 from anomaly.service.alert_config import AlertSinkConfig
+from anomaly.service.budget_config import AlertBudgetSpec
 from anomaly.service.detector_spec import DetectorSpec
 from anomaly.service.durations import Duration
 from anomaly.service.metric_spec import MetricSpec, Severity
@@ -59,12 +60,13 @@ class Defaults(ConfigModel):
 
     >>> defaults = Defaults()
     >>> defaults.detector.label, defaults.severity, defaults.min_history
-    ('OnlineNormal', 'error', 7)
+    ('Adaptive', 'error', 7)
     """
 
-    detector: DetectorSpec = DetectorSpec.model_validate("OnlineNormal")
+    detector: DetectorSpec = DetectorSpec.model_validate("Adaptive")
     severity: Severity = "error"
     min_history: int = Field(default=7, ge=0)
+    alert_budget: AlertBudgetSpec | None = None
 
 
 class SchedulerSettings(ConfigModel):
@@ -83,6 +85,8 @@ class ScanConfig(ConfigModel):
     (``docs/monitors.md``).
 
     ``history_window`` limits the history loaded for detection (e.g. ``180d``); all by default.
+    ``alert_budget`` caps the false alerts of all its series together (``{false_alerts_per_week:
+    1}`` or ``{fdr: 0.05}``; default: the ``defaults`` section's, else none).
 
     >>> scan = ScanConfig.model_validate({"source": "events", "metrics": ["Size"],
     ...                                   "group_by": "country", "tags": {"env": "prod"}})
@@ -101,6 +105,7 @@ class ScanConfig(ConfigModel):
     min_history: int | None = Field(default=None, ge=0)
     alerts: Annotated[list[str] | None, BeforeValidator(_as_list)] = None
     history_window: Duration | None = None
+    alert_budget: AlertBudgetSpec | None = None
 
     @field_validator("tags")
     @classmethod
@@ -147,7 +152,7 @@ class ServiceConfig(ConfigModel):
     ...                                              "detector": "RobustMAD"}]}},
     ... })
     >>> [(p.analyzer.metric_id, p.detector_label, p.severity) for p in config.plans("daily")]
-    [('Size(*)', 'OnlineNormal', 'warning'), ('Mean(price)', 'RobustMAD', 'warning')]
+    [('Size(*)', 'Adaptive', 'warning'), ('Mean(price)', 'RobustMAD', 'warning')]
     >>> config.scan("dialy")
     Traceback (most recent call last):
     ...
@@ -214,6 +219,10 @@ class ServiceConfig(ConfigModel):
                 )
             )
         return plans
+
+    def alert_budget(self, name: str) -> AlertBudgetSpec | None:
+        """The alert budget of scan `name` (its own, else the defaults'), if any."""
+        return self.scan(name).alert_budget or self.defaults.alert_budget
 
     def sinks(self, name: str) -> dict[str, AlertSinkConfig]:
         """The alert sinks of scan `name` (all sinks unless the scan lists some)."""

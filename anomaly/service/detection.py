@@ -14,13 +14,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from anomaly.service.annotated import kinds, of_run
-from detectors import Status, detect_frame
+from detectors import AlertBudget, BudgetOutcome, Status, detect_frame
 from repository import AnomalyVerdict, MetricRecord
 
 if TYPE_CHECKING:
@@ -140,12 +141,42 @@ def judge(
     return sorted(verdicts, key=lambda v: v.metric_id)
 
 
+HELD_BACK = "held_back"
+"""The status of an anomaly an alert budget did not alert on (stored, never alerted)."""
+
+
+def hold_back(
+    verdicts: Sequence[AnomalyVerdict], budget: AlertBudget, checks_per_week: float
+) -> tuple[list[AnomalyVerdict], BudgetOutcome]:
+    """The run's verdicts with the anomalies the budget does not admit turned ``held_back``.
+
+    Every verdict with a p-value is a series judged this run; all of them set the budget's
+    per-check rate (or take part in Benjamini-Hochberg), anomalies or not.
+    """
+    judged = [v for v in verdicts if v.status in ("normal", "anomaly")]
+    keep, outcome = budget.apply(
+        [v.p_value for v in judged], [v.status == "anomaly" for v in judged], checks_per_week
+    )
+    held = {id(v) for v, kept in zip(judged, keep.tolist(), strict=True)
+            if v.status == "anomaly" and not kept}  # fmt: skip
+    return [_held(v, outcome) if id(v) in held else v for v in verdicts], outcome
+
+
+def _held(verdict: AnomalyVerdict, outcome: BudgetOutcome) -> AnomalyVerdict:
+    why = (
+        f"Held back by the alert budget (p = {verdict.p_value:.2g}; {outcome.rule} admits "
+        f"p < {outcome.threshold:.2g})"
+    )
+    detail = f"{why}: {verdict.detail}" if verdict.detail else why
+    return replace(verdict, status=HELD_BACK, detail=detail)
+
+
 def _verdict(metric_id: str, plan: MetricPlan, row: Any) -> AnomalyVerdict:
     return AnomalyVerdict(
         metric_id, STATUS[row.status], plan.detector_label, value=_number(row.value),
         lower=_number(row.lower), upper=_number(row.upper), score=_number(row.confidence),
         detail=row.detail or None, history_length=int(row.history),
-        group=group_values(row.group),
+        group=group_values(row.group), p_value=_number(getattr(row, "p_value", math.nan)),
     )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from anomaly.service.metric_spec import Severity
 from anomaly.service.periods import label
 from anomaly.service.tables import band, group_label, number, text_table
+from detectors import BudgetOutcome
 from repository import AnomalyVerdict
 
 PROBLEMS = ("anomaly", "error")
@@ -87,6 +88,7 @@ class ScanReport:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float | None = None
+    budget: BudgetOutcome | None = None
 
     @property
     def status(self) -> ScanStatus:
@@ -119,6 +121,8 @@ class ScanReport:
             parts = [_count(anomalies, "anomaly", "anomalies")] if anomalies or not failed else []
             if failed:
                 parts.append(_count(failed, "failed metric", "failed metrics"))
+            if self.budget is not None and self.budget.held_back:
+                parts.append(f"{self.budget.held_back} held back by the alert budget")
             size = f"{_count(self.metrics, 'metric', 'metrics')} x "
             size += _count(self.groups, "group", "groups")
             found = ", ".join([*parts, *self.notes]) + f" ({size}"
@@ -151,12 +155,18 @@ class ScanReport:
             "seconds": None if self.seconds is None else round(self.seconds, 2),
             "notes": self.notes,
             "error": self.error,
+            "alert_budget": None if self.budget is None else {
+                "rule": self.budget.rule, "p_threshold": self.budget.threshold,
+                "held_back": self.budget.held_back, "series": self.budget.series,
+                "without_p_values": self.budget.unranked,
+            },
             "problems": [
                 {"severity": f.severity, "status": f.verdict.status,
                  "metric": f.verdict.metric_id, "group": dict(f.verdict.group),
                  "value": _finite(f.verdict.value), "lower": _finite(f.verdict.lower),
                  "upper": _finite(f.verdict.upper), "history": f.verdict.history_length,
-                 "detector": f.verdict.detector, "detail": f.verdict.detail}
+                 "detector": f.verdict.detector, "detail": f.verdict.detail,
+                 "p_value": f.verdict.p_value}
                 for f in self.problems
             ],
         }  # fmt: skip

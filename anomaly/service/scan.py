@@ -13,8 +13,9 @@ import pandas as pd
 from anomaly.context import AnalyzerContext
 from anomaly.errors import AnomalyError, ConfigurationError
 from anomaly.runner import AnalysisRunner
+from anomaly.service.budget_config import checks_per_week
 from anomaly.service.config import SCAN_TAG, MetricPlan, ServiceConfig
-from anomaly.service.detection import failure_verdicts, history_frame, judge
+from anomaly.service.detection import failure_verdicts, history_frame, hold_back, judge
 from anomaly.service.periods import label, latest_complete, period_start
 from anomaly.service.progress import Progress
 from anomaly.service.reading import read_source, restrict_to_period
@@ -185,12 +186,22 @@ class ScanRunner:
         """Judge the run at `when` on the stored history `frame`, store its verdicts, and
         report (what a scan and each partition of a backfill do alike)."""
         scan = self.config.scan(name)
+        partition = self.config.sources[scan.source].partitioning
         verdicts = judge(frame, when, record_plans, scan.history_window)
+        spec = self.config.alert_budget(name)
+        outcome = None
+        if spec is not None:
+            verdicts, outcome = hold_back(
+                verdicts, spec.budget, checks_per_week(partition, scan.schedule)
+            )
         verdicts += failure_verdicts(records, record_plans)
         self.repository.save_verdicts(ResultKey(when, self.tags(name)), verdicts)
         findings = [Finding(v, record_plans[v.metric_id].severity) for v in verdicts]
-        partition = self.config.sources[scan.source].partitioning
-        return ScanReport(name, when, partition, findings, len(scan.metrics), count_groups(records))
+        report = ScanReport(
+            name, when, partition, findings, len(scan.metrics), count_groups(records)
+        )
+        report.budget = outcome
+        return report
 
     def monitor(self, name: str, df: DataFrame) -> MonitorRun | None:
         """The monitors of scan `name` on the whole source `df` (None when it has none)."""

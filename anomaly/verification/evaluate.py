@@ -84,7 +84,7 @@ def _anomaly_row(
         message = f"new group {dict(metric.group)}: no history yet, nothing to compare with"
     return row(
         outcome.status, message, lower=outcome.lower, upper=outcome.upper,
-        history_length=outcome.history_length, score=outcome.score,
+        history_length=outcome.history_length, score=outcome.score, p_value=outcome.p_value,
     )  # fmt: skip
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 from anomaly.checks import Check, CheckLevel, CheckStatus, ConstraintResult
 from anomaly.context import AnalyzerContext
 from anomaly.errors import VerificationFailed
+from detectors import BudgetOutcome
 
 ROW_COLUMNS = [
     "check", "level", "constraint", "predicate", "status", "message", "value", "lower", "upper",
@@ -42,6 +43,8 @@ class VerificationResult:
     metrics: list[AnalyzerContext]
     ingested: bool | None = None
     """With ``validate_partition``/``save_states_with``: whether the new states were stored."""
+    budget: BudgetOutcome | None = None
+    """With ``with_alert_budget``: what the budget did (threshold, alerts held back)."""
 
     @property
     def rows(self) -> list[ConstraintResult]:

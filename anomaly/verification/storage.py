@@ -15,6 +15,7 @@ VERDICT_STATUS = {
     ConstraintStatus.SUCCESS: "normal",
     ConstraintStatus.FAILURE: "anomaly",
     ConstraintStatus.INSUFFICIENT_HISTORY: "insufficient_history",
+    ConstraintStatus.HELD_BACK: "held_back",
 }
 
 
@@ -40,5 +41,5 @@ def _verdict(row: ConstraintResult) -> AnomalyVerdict:
     return AnomalyVerdict(
         row.metric_id, status, row.detector or "", value=row.value, lower=row.lower,
         upper=row.upper, score=row.score, detail=row.message, history_length=row.history_length,
-        group=dict(row.group),
+        group=dict(row.group), p_value=row.p_value,
     )  # fmt: skip

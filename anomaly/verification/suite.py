@@ -10,10 +10,12 @@ from anomaly.analyzers.base import Analyzer
 from anomaly.checks import Check, CheckStatus, ConstraintResult
 from anomaly.differential import PartitionStates
 from anomaly.errors import AnalysisError
+from anomaly.verification.budget import apply_budget
 from anomaly.verification.compute import StatePlan, compute_contexts
 from anomaly.verification.evaluate import evaluate_check
 from anomaly.verification.result import CheckResult, VerificationResult
 from anomaly.verification.storage import save_run
+from detectors import AlertBudget
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -44,6 +46,7 @@ class VerificationSuite:
         self.result_key: ResultKey | None = None
         self.extra_analyzers: list[Analyzer[Any]] = []
         self.states = StatePlan()
+        self.budget: tuple[AlertBudget, float] | None = None
 
     def on_data(self, df: DataFrame) -> VerificationSuite:
         """The data to verify."""
@@ -66,6 +69,21 @@ class VerificationSuite:
     def add_required_analyzers(self, analyzers: Iterable[Analyzer[Any]]) -> VerificationSuite:
         """Also compute (and store) these metrics, without constraints on them."""
         self.extra_analyzers.extend(analyzers)
+        return self
+
+    def with_alert_budget(
+        self,
+        *,
+        false_alerts_per_week: float | None = None,
+        fdr: float | None = None,
+        checks_per_week: float = 7.0,
+    ) -> VerificationSuite:
+        """Cap the false alerts of all ``has_no_anomalies`` constraints and groups together:
+        at most ``false_alerts_per_week`` (the pipeline runs ``checks_per_week`` times a week,
+        daily by default) or a false discovery rate ``fdr``. Anomalies the budget does not
+        admit are reported ``held back`` and do not fail their check.
+        """
+        self.budget = (AlertBudget(false_alerts_per_week, fdr), checks_per_week)
         return self
 
     def use_repository(self, repository: MetricsRepository) -> VerificationSuite:
@@ -139,9 +157,14 @@ class VerificationSuite:
         with self.repository.session() if self.repository else nullcontext():
             # One open repository for all history reads: per-group reads are many and small.
             check_results = [self._evaluate(check, contexts) for check in self.checks]
+        outcome = None
+        if self.budget is not None:
+            check_results, outcome = apply_budget(check_results, *self.budget)
         status = CheckStatus.worst([r.status for r in check_results])
         ingested = plan.store_new_states(contexts, status)
-        result = VerificationResult(status, check_results, list(contexts.values()), ingested)
+        result = VerificationResult(
+            status, check_results, list(contexts.values()), ingested, outcome
+        )
         if self.repository is not None and self.result_key is not None:
             save_run(self.repository, self.result_key, result)
         return result

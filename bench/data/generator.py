@@ -1,9 +1,12 @@
 """The benchmark's labelled metric histories: deterministic, several hundred series, daily and
-hourly, long and short, split once into a development and a held-out half.
+hourly, long and short, synthetic and real, split once into a development and a held-out half.
 
-Every series is a ``LabeledSeries`` whose ``info`` says its ``id``, ``kind`` (row_count,
-null_ratio, mean, distinct), ``frequency`` (daily, hourly), ``short`` (7-30 points: a new
-dataset), ``split`` (dev, test) and ``incidents`` (type, first and last labelled position).
+Every series is a ``LabeledSeries`` whose ``info`` says its ``id``, ``family`` (what the report
+groups by), ``kind`` (row_count, null_ratio, mean, distinct, heavy_tailed, small_counts,
+growing_table, or the real source's kind), ``frequency`` (daily, hourly), ``short`` (7-30 points:
+a new dataset), ``split`` (dev, test) and ``incidents`` (type, first and last labelled
+position). The first 400 series are the original generator's (same seeds, same split); the
+families added later follow them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import pandas as pd
 
 from anomaly.backtest import LabeledSeries
 
-from . import shapes
+from . import families, real, shapes
 from .incidents import PERSISTENT, TYPES, mean_incident, null_incident, volume_incident
 
 END_DAY = pd.Timestamp("2024-12-31", tz="UTC")
@@ -39,6 +42,8 @@ CATALOGUE = (
 )
 INCIDENT_COUNTS = (0, 1, 2, 3)
 INCIDENT_ODDS = (0.3, 0.4, 0.2, 0.1)
+NEW_FAMILIES = (("heavy_tailed", 60), ("small_counts", 60), ("growing_table", 60))
+FIRST_NEW_ID = 400
 
 
 @dataclass(frozen=True)
@@ -58,22 +63,29 @@ def specs() -> Iterator[Spec]:
                 n += 1
 
 
-def generate(seed: int = 0) -> list[LabeledSeries]:
+def generate(seed: int = 0, *, real_series: bool = True) -> list[LabeledSeries]:
     """Every series of the benchmark, the same for the same ``seed``.
 
-    >>> series = generate()
+    >>> series = generate(real_series=False)
     >>> len(series), sorted({s.info["split"] for s in series})
-    (400, ['dev', 'test'])
+    (580, ['dev', 'test'])
     """
     found = [_series(spec, np.random.default_rng([seed, spec.id])) for spec in specs()]
-    return _split(found, np.random.default_rng([seed, 1_000_000]))
+    original = _split(found, np.random.default_rng([seed, 1_000_000]))
+    added = [*_new_families(seed), *(_real(seed) if real_series else [])]
+    return original + _split(added, np.random.default_rng([seed, 2_000_000]), first=len(found))
 
 
-def _split(series: list[LabeledSeries], rng: np.random.Generator) -> list[LabeledSeries]:
-    """Half of every stratum (kind, frequency, short) to dev, half to test, at random."""
+def _split(
+    series: list[LabeledSeries], rng: np.random.Generator, first: int = 0
+) -> list[LabeledSeries]:
+    """Half of every stratum (kind, frequency, short; source for real series) to dev, half to
+    test, at random; ids from ``first``."""
     strata: dict[tuple[Any, ...], list[int]] = {}
     for k, s in enumerate(series):
-        strata.setdefault((s.info["kind"], s.info["frequency"], s.info["short"]), []).append(k)
+        info = s.info
+        key = (info["kind"], info["frequency"], info["short"], info.get("source"))
+        strata.setdefault(key, []).append(k)
     split = {}
     for members in strata.values():
         order = rng.permutation(members)
@@ -88,10 +100,128 @@ def _split(series: list[LabeledSeries], rng: np.random.Generator) -> list[Labele
             s.incident,
             s.expected,
             s.excluded,
-            {**s.info, "split": split[k]},
+            {**s.info, "split": split[k], "id": first + k, "family": family_of(s.info)},
         )
         for k, s in enumerate(series)
     ]
+
+
+def family_of(info: dict[str, Any]) -> str:
+    """The family a series is reported in: its kind and frequency, ``short`` for new datasets
+    of any kind, ``real/<source>`` for real series."""
+    if "source" in info:
+        return f"real/{info['source']}"
+    if info["short"]:
+        return "short (7-30 points)"
+    return f"{info['kind']}/{info['frequency']}"
+
+
+def _new_families(seed: int) -> Iterator[LabeledSeries]:
+    number = FIRST_NEW_ID
+    for family, count in NEW_FAMILIES:
+        for _ in range(count):
+            rng = np.random.default_rng([seed, number])
+            n = int(rng.integers(60, 401))
+            times = pd.date_range(end=END_DAY, periods=n, freq="D")
+            values = families.MAKE[family](rng, times)
+            count_incidents = int(rng.choice(INCIDENT_COUNTS, p=INCIDENT_ODDS))
+            spans = []
+            for t in _positions(rng, n, 7, count_incidents):
+                spans.append(families.inject(rng, family, values, t))
+            yield _labelled(family, "daily", times, values, spans, rng, number, family)
+            number += 1
+
+
+def _real(seed: int) -> Iterator[LabeledSeries]:
+    for number, (source, kind, times, values) in enumerate(real.load(), start=10_000):
+        rng = np.random.default_rng([seed, number])
+        present = np.isfinite(values)
+        times, values = times[present], values[present]
+        hourly = bool(np.median(np.diff(times.asi8)) < 86_400e9)
+        settle = 24 if hourly else 7
+        values = values.copy()
+        spans = []
+        positions = _positions(rng, len(values), settle,
+                               int(rng.choice(INCIDENT_COUNTS, p=INCIDENT_ODDS)))  # fmt: skip
+        for t in positions:
+            spans.append(_real_incident(rng, kind, values, t, settle))
+        info_kind = {"volume": "row_count", "heavy": "heavy_tailed", "temperature": "mean"}[kind]
+        expected = real.holidays(times) if source in real.HOLIDAY_FAMILIES else None
+        yield _labelled(info_kind, "hourly" if hourly else "daily", times, values, spans, rng,
+                        number, source, expected)  # fmt: skip
+
+
+def _real_incident(
+    rng: np.random.Generator, kind: str, values: np.ndarray, t: int, settle: int
+) -> tuple[str, int, int]:
+    if kind == "volume":
+        incident = str(rng.choice(TYPES["row_count"]))
+        return (incident, *volume_incident(rng, incident, values, t, settle))
+    if kind == "heavy":
+        incident = str(rng.choice(families.TYPES["heavy_tailed"]))
+        return (incident, *families.INJECT["heavy_tailed"](rng, incident, values, t))
+    return (*_temperature_incident(rng, values, t, settle),)
+
+
+def _temperature_incident(
+    rng: np.random.Generator, values: np.ndarray, t: int, settle: int
+) -> tuple[str, int, int]:
+    """A sensor reporting Celsius instead of Fahrenheit, stuck at one value for half a day, or
+    one wild reading."""
+    n = len(values)
+    kind = str(rng.choice(["unit_change", "stuck", "spike"]))
+    if kind == "unit_change":
+        values[t:] = (values[t:] - 32.0) * 5.0 / 9.0
+        return kind, t, min(n - 1, t + settle - 1)
+    if kind == "stuck":
+        last = min(n - 1, t + 11)
+        values[t : last + 1] = values[t - 1]
+        return kind, t, last
+    values[t] += (1 if rng.random() < 0.5 else -1) * rng.uniform(30, 60)
+    return kind, t, t
+
+
+def _positions(rng: np.random.Generator, n: int, settle: int, count: int) -> list[int]:
+    """Where ``count`` incidents start: after enough history, apart (the last may persist)."""
+    low = max(14 * max(settle // 7, 1) // 2 + settle, int(0.3 * n))
+    gap = 3 * settle
+    slots = n - 1 - low - gap * (count - 1)
+    if count == 0 or slots < count:
+        return []
+    starts = np.sort(rng.choice(slots, size=count, replace=False))
+    return [low + int(s) + gap * k for k, s in enumerate(starts)]
+
+
+def _labelled(
+    kind: str,
+    frequency: str,
+    times: pd.DatetimeIndex,
+    values: np.ndarray,
+    spans: list[tuple[str, int, int]],
+    rng: np.random.Generator,
+    number: int,
+    source: str,
+    expected: np.ndarray | None = None,
+) -> LabeledSeries:
+    # Persistent incidents come last in ``_positions``; later spans would sit on a new level.
+    n = len(values)
+    incident = np.zeros(n, dtype=bool)
+    for _, first, last in spans:
+        incident[first : last + 1] = True
+    info: dict[str, Any] = {
+        "id": number,
+        "kind": kind,
+        "frequency": frequency,
+        "short": False,
+        "incidents": [{"type": k, "first": f, "last": last} for k, f, last in spans],
+    }
+    if source in real.KINDS:
+        info["source"] = source
+    return LabeledSeries.build(
+        METRIC_IDS.get(kind, kind), pd.Series(values, index=times), group={"series": str(number)},
+        incident=incident, info=info,
+        expected=None if expected is None else expected & ~incident,
+    )  # fmt: skip
 
 
 def _series(spec: Spec, rng: np.random.Generator) -> LabeledSeries:

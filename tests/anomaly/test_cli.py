@@ -176,18 +176,23 @@ def test_anomalies_and_plot(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_the_demo_finds_the_injected_incidents(
-    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.slow
+@pytest.mark.parametrize("tuned", [False, True], ids=["default detector", "tuned config"])
+def test_the_demo_finds_the_injected_incidents_and_nothing_else(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str], tuned: bool
 ) -> None:
-    assert main(["demo", "--dir", str(tmp_path), "--days", "42", "-q"]) == 0
+    args = ["demo", "--dir", str(tmp_path), "--days", "60", "-q", *(["--tuned"] * tuned)]
+    assert main(args) == 0
     out = capsys.readouterr().out
-    assert "Anomalies found (3 of 3 injected incidents" in out
+    assert "Anomalies found (3 of 3 injected incidents, 0 other alarms)" in out
     for incident in ("partial load", "40% of prices missing", "prices x10"):
         assert incident in out
+    config = (tmp_path / "anomaly.yml").read_text()
+    assert ("detector:" in config) is tuned  # the default config names no detector at all
     assert (tmp_path / "plots" / "size.png").read_bytes()[:4] == b"\x89PNG"
     assert main(["validate-config", str(tmp_path / "anomaly.yml")]) == 0
     assert main(["demo", "--days", "10"]) == 3
-    assert "--days must be at least 42" in capsys.readouterr().err
+    assert "--days must be at least 60" in capsys.readouterr().err
 
 
 def test_the_parser_wires_the_suggest_command_when_present() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from detectors import (
     AbsoluteChange,
+    Adaptive,
     AllOf,
     Anomaly,
     AnyOf,
@@ -57,6 +58,9 @@ class DeequStyle:
 
 
 DETECTORS: dict[str, SupportsDetect] = {
+    "Adaptive": Adaptive(),
+    "Adaptive(daily points)": Adaptive(spacing=86_400),
+    "Adaptive(side=upper)": Adaptive(side="upper", season=7),
     "SimpleThreshold": SimpleThreshold(lower_bound=0, upper_bound=20),
     "OnlineNormal": OnlineNormal(),
     "OnlineNormal(Deequ)": OnlineNormal(include_current_point=True),

@@ -149,12 +149,14 @@ def test_annotations_survive_run_deletion_and_reopening(repo_path: Path) -> None
 
 
 def _downgrade_to_v2(path: Path) -> None:
-    """Turn a current file back into what version 2 wrote: no annotation (nor later) tables."""
+    """Turn a current file back into what version 2 wrote: no annotation tables or views, no
+    verdict p-values, no schema snapshots."""
     con = duckdb.connect(str(path))
     v3 = [m for m in MIGRATIONS if m.version == 3]
-    assert v3 and LATEST_VERSION == 4, "extend this test when a version 5 is added"
-    for view in ("metric_annotations", "annotated_history", "schema_history"):
+    assert v3 and LATEST_VERSION == 5, "extend this test when a version 6 is added"
+    for view in ("metric_annotations", "annotated_history", "anomaly_results", "schema_history"):
         con.execute(f"DROP VIEW {view}")
+    con.execute("ALTER TABLE anomaly_verdicts DROP COLUMN p_value")
     for table in ("annotations", "annotation_tags", "annotation_groups", "schema_snapshots"):
         con.execute(f"DROP TABLE {table}")
     con.execute("DROP SEQUENCE annotation_id_seq")

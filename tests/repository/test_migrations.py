@@ -190,3 +190,25 @@ def test_a_damaged_repository_gives_a_clear_error(
     with pytest.raises(error, match=r"damaged|not a DuckDB database file") as raised:
         MetricsRepository(repo_path)
     assert str(repo_path) in str(raised.value)
+
+
+def test_a_version_3_file_gains_verdict_p_values_keeping_its_verdicts(repo_path: Path) -> None:
+    from repository import AnomalyVerdict
+
+    with MetricsRepository(repo_path) as repo:
+        verdict = AnomalyVerdict("Size(*)", "anomaly", "OnlineNormal", value=9.0, upper=5.0)
+        repo.save(key(0, dataset="orders"), [size(9.0)], verdicts=[verdict])
+    con = duckdb.connect(str(repo_path))
+    con.execute("DROP VIEW anomaly_results")
+    con.execute("DROP VIEW schema_history")
+    con.execute("DROP TABLE schema_snapshots")
+    con.execute("ALTER TABLE anomaly_verdicts DROP COLUMN p_value")
+    con.execute("DELETE FROM schema_version WHERE version >= 4")
+    con.close()
+    with MetricsRepository(repo_path) as repo:
+        assert repo.schema_version == LATEST_VERSION >= 4
+        frame = repo.load_verdicts()
+        assert frame[["status", "value", "upper"]].to_dict("records") == [
+            {"status": "anomaly", "value": 9.0, "upper": 5.0}
+        ]
+        assert frame["p_value"].isna().all()

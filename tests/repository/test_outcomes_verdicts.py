@@ -131,3 +131,20 @@ def test_views_answer_plain_sql(repo: MetricsRepository) -> None:
         assert cur.execute("SELECT detector, group_key FROM anomaly_results").fetchall() == [
             ("OnlineNormal", "[]")
         ]
+
+
+def test_verdict_p_values_round_trip_and_reach_the_view(repo: MetricsRepository) -> None:
+    verdicts = [
+        AnomalyVerdict("Size(*)", "anomaly", "Adaptive", 1.0, p_value=3.5e-9, group={"c": "x"}),
+        AnomalyVerdict("Size(*)", "normal", "Adaptive", 2.0, p_value=0.4, group={"c": "y"}),
+        AnomalyVerdict("Size(*)", "normal", "RobustMAD", value=2.0, group={"c": "y"}),
+    ]
+    repo.save(key(0, dataset="orders"), [size(5.0)], verdicts=verdicts)
+    frame = repo.load_verdicts(metrics=["Size(*)"]).sort_values(["detector", "c"])
+    assert frame["p_value"].tolist()[:2] == [3.5e-9, 0.4]
+    assert pd.isna(frame["p_value"].tolist()[2])
+    with repo.sql() as cur:
+        [(smallest,)] = cur.execute("SELECT min(p_value) FROM anomaly_results").fetchall()
+    assert smallest == 3.5e-9
+    with pytest.raises(TypeError, match="p_value"):
+        AnomalyVerdict("Size(*)", "anomaly", "Adaptive", p_value="small")  # type: ignore[arg-type]

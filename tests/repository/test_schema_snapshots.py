@@ -77,16 +77,16 @@ def test_a_snapshot_that_is_not_a_schema_is_refused(value: Any, message: str) ->
             repo.schemas(last=0)
 
 
-def test_a_version_3_file_gains_the_snapshot_table_and_keeps_its_data(repo_path: Path) -> None:
+def test_a_version_4_file_gains_the_snapshot_table_and_keeps_its_data(repo_path: Path) -> None:
     with MetricsRepository(repo_path) as repo:
         repo.save(key(0), [size(5.0)])
     con = duckdb.connect(str(repo_path))
     con.execute("DROP VIEW schema_history")
     con.execute("DROP TABLE schema_snapshots")
-    con.execute("DELETE FROM schema_version WHERE version = 4")
+    con.execute("DELETE FROM schema_version WHERE version = 5")
     con.close()
     with MetricsRepository(repo_path) as repo:
-        assert repo.schema_version == LATEST_VERSION == 4
+        assert repo.schema_version == LATEST_VERSION == 5
         assert repo.history("Size(*)").tolist() == [5.0]
         repo.save_schema(key(0), schema("a"))
         assert [s.columns for s in repo.schemas()] == [1]

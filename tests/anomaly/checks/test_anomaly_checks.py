@@ -157,3 +157,40 @@ def test_outcomes_and_verdicts_are_stored(repo: MetricsRepository, eleven_rows: 
     assert outcomes["status"].tolist() == ["failure"]
     assert verdicts["status"].tolist() == ["anomaly"]
     assert verdicts["upper"].tolist() == [6.0]
+
+
+def test_the_default_detector_and_a_suite_alert_budget_over_many_groups(
+    repo: MetricsRepository, spark: SparkSession
+) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    for day in range(40):
+        repo.save(
+            ResultKey(day * 86_400_000, {}),
+            [size_record(round(1000 * rng.lognormal(0, 0.01)), {"g": str(g)}) for g in range(20)],
+        )
+    data = (
+        spark.range(20_000).selectExpr("CAST(id % 20 AS STRING) AS g", "id")
+        .filter("g != '0' OR id < 200")  # group 0 collapses to 10 rows
+        .filter("g != '1' OR id < 18000")  # group 1 dips to 900
+    )  # fmt: skip
+    check = Check(CheckLevel.ERROR, "sizes", group_by=["g"]).has_no_anomalies(Size())
+    run = (
+        VerificationSuite().on_data(data).add_check(check).use_repository(repo)
+        .save_or_append_result(ResultKey(40 * 86_400_000, {}))
+    )  # fmt: skip
+    unbudgeted = run.run()
+    status = {row.group["g"]: row.status for row in unbudgeted.rows}
+    assert status["0"] is status["1"] is ConstraintStatus.FAILURE
+    assert all(status[str(g)] is ConstraintStatus.SUCCESS for g in range(2, 20)), [
+        (r.group, r.status, r.p_value, r.value) for r in unbudgeted.rows
+    ]
+    assert all(row.p_value is not None for row in unbudgeted.rows)
+    budgeted = run.with_alert_budget(false_alerts_per_week=0.0001).run()
+    status = {row.group["g"]: row.status for row in budgeted.rows}
+    assert status["0"] is ConstraintStatus.FAILURE
+    assert status["1"] is ConstraintStatus.HELD_BACK
+    assert budgeted.budget is not None and budgeted.budget.held_back == 1
+    assert budgeted.status is CheckStatus.ERROR
+    assert repo.load_verdicts(statuses=["held_back"])["g"].tolist() == ["1"]

@@ -58,7 +58,7 @@ def test_a_json_webhook_with_headers_and_a_long_report(hook: Hook) -> None:
     assert body["problems"][0] == {
         "severity": "error", "status": "anomaly", "metric": "Size(*)", "group": {"country": "C0"},
         "value": 2.0, "lower": 8.0, "upper": 12.5, "history": 30, "detector": "RobustMAD",
-        "detail": None,
+        "detail": None, "p_value": None,
     }  # fmt: skip
     slack = slack_payload(report(anomalies=25))["blocks"][1]["text"]["text"]
     assert slack.endswith("... and 5 more```")

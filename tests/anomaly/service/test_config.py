@@ -269,7 +269,7 @@ def with_detector(flow: str) -> str:
                        "detectors: [OnlineNormal, BatchNorml]}}}]}"),
          "line 7, scans.daily.detector.detectors[1].detector.detector.detectors[1]: unknown "
          "detector 'BatchNorml' (did you mean 'BatchNormal'?); allowed: AbsoluteChange, "
-         "BatchNormal, HoltWinters, OnlineNormal, RelativeRateOfChange, RobustMAD, "
+         "Adaptive, BatchNormal, HoltWinters, OnlineNormal, RelativeRateOfChange, RobustMAD, "
          "SeasonalArima, SimpleThreshold, AllOf, AnyOf, KOfLastN, AlertFatigue, none, "
          "package.module:Class"),
         (with_detector("{type: KOfLastN, k: 2, n: 3, detector: {type: AlertFatigue, "

@@ -1,0 +1,60 @@
+"""Timestamps as calendar slots: which hour of the day and day of the week a point falls on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+IntMatrix = NDArray[np.int64]
+NAT = np.iinfo(np.int64).min
+MONDAY = int(pd.Timestamp("1970-01-05").value)
+"""Slots count from a Monday midnight, so week-long seasons start on Mondays."""
+
+
+def nanoseconds(times: Any) -> IntMatrix | None:
+    """Times as int64 nanoseconds since the epoch (``NAT`` where missing), 1-d or 2-d as given;
+    ``None`` when they are not timestamps (positions, numbers).
+
+    >>> nanoseconds(pd.to_datetime(["1970-01-01 00:00:01"])).tolist()
+    [1000000000]
+    >>> nanoseconds([3, 4]) is None
+    True
+    """
+    if isinstance(times, pd.DatetimeIndex | pd.Series) and isinstance(
+        getattr(times, "dtype", None), pd.DatetimeTZDtype
+    ):
+        times = pd.DatetimeIndex(times).tz_convert("UTC").tz_localize(None)
+    array = np.asarray(times)
+    if array.dtype == object:
+        try:
+            array = np.asarray(pd.to_datetime(array.ravel(), utc=True).tz_localize(None)).reshape(
+                array.shape
+            )
+        except (TypeError, ValueError):
+            return None
+    if not np.issubdtype(array.dtype, np.datetime64):
+        return None
+    return array.astype("datetime64[ns]").astype(np.int64)
+
+
+def spacing_of(stamps: IntMatrix) -> float | None:
+    """The median positive gap between consecutive times of each row, in seconds."""
+    rows = stamps[None, :] if stamps.ndim == 1 else stamps
+    valid = (rows[:, 1:] != NAT) & (rows[:, :-1] != NAT)
+    gaps = (rows[:, 1:] - rows[:, :-1])[valid]
+    gaps = gaps[gaps > 0]
+    return float(np.median(gaps)) / 1e9 if len(gaps) else None
+
+
+def slots(stamps: IntMatrix, spacing: float) -> IntMatrix:
+    """Each time's slot: whole spacings since a Monday midnight (0 where the time is missing).
+
+    >>> day = 86_400.0
+    >>> slots(nanoseconds(pd.to_datetime(["1970-01-05", "1970-01-07"])), day).tolist()
+    [0, 2]
+    """
+    step = round(spacing * 1e9)
+    return np.where(stamps == NAT, 0, (stamps - MONDAY) // step).astype(np.int64)

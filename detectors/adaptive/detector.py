@@ -1,0 +1,339 @@
+"""``Adaptive``: the default detector, with a band calibrated to a false-alarm rate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from detectors._params import check_factor, check_int, check_open_fraction
+from detectors.adaptive import calendar, persistence, tails
+from detectors.adaptive.seasons import (
+    DAY,
+    periods_for_spacing,
+    periods_from_values,
+    seasons_for_periods,
+)
+from detectors.adaptive.smoother import Forecasts, SmootherSettings, smooth
+from detectors.adaptive.transform import Transform, Transforms
+from detectors.base import Interval, as_values, resolve_interval
+from detectors.errors import InvalidParameterError
+from detectors.evaluation import (
+    ANOMALY,
+    INSUFFICIENT,
+    MISSING,
+    OK,
+    Evaluation,
+    FloatArray,
+    IntArray,
+    fmt,
+    outside,
+)
+from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
+
+SIDES = ("both", "lower", "upper")
+SETTINGS = SmootherSettings()
+SETTLED = 10  # errors before a model's errors say anything about tails
+PERIOD_SLOTS = 10_000  # ``aux`` packs the transform and the period: transform * 10_000 + period
+
+
+@dataclass(frozen=True)
+class Adaptive(MatrixDetector):
+    """Forecast each point from its own history and flag it when the forecast error is beyond
+    what the series' past errors make likely at ``false_alarm_rate``.
+
+    Per series: a variance-stabilising scale is chosen from the first points (log for counts,
+    square root for small counts, none for ratios and signed values); robust exponential
+    smoothing forecasts the next point with no season or with each calendar period of the
+    timestamps' spacing (or the values' autocorrelation), whichever forecast the past best;
+    the band is calibrated on the series' own past one-step errors (see
+    :mod:`detectors.adaptive.tails`) so that a normal point falls outside it with probability
+    ``false_alarm_rate``, and each verdict has a p-value. A lasting level shift raises one
+    alert: when the next point confirms the new level, the model moves there.
+
+    Parameters
+    ----------
+    false_alarm_rate
+        The share of normal points that may be flagged (both sides together).
+    season
+        ``"auto"`` (calendar periods of the spacing, else the autocorrelation's), ``None`` (no
+        season), or periods in points (``7``, ``[24, 168]``).
+    side
+        ``"both"``, or ``"lower"`` / ``"upper"`` to flag only drops / only rises.
+    min_relative_change, min_absolute_change
+        A point is flagged only if it is also this far from the forecast (relative to the
+        forecast, or in value units): tiny-variance metrics do not alert on tiny changes.
+    min_history
+        Earlier points needed before a point is judged (at least one cycle of the season).
+    spacing
+        Seconds between points; the time-aware layers (``detect_series``, ``detect_frame``,
+        scans, checks) set it from the timestamps (``with_spacing``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> weekly = np.tile([100.0, 104, 98, 102, 99, 60, 55], 12) * rng.normal(1, 0.01, 84)
+    >>> weekly[80] *= 0.5  # a partial load on a weekday
+    >>> detector = Adaptive().with_spacing(86_400)
+    >>> [a.index for a in detector.detect(weekly)]
+    [80]
+    >>> bool(detector.evaluate(weekly, (80, 81)).p_value[0] < 1e-9)
+    True
+    >>> shifted = np.r_[rng.normal(50, 1, 40), rng.normal(70, 1, 40)]  # a lasting shift
+    >>> [a.index for a in Adaptive(season=None).detect(shifted)]
+    [40]
+    """
+
+    false_alarm_rate: float = 0.001
+    season: str | int | Sequence[int] | None = "auto"
+    side: str = "both"
+    min_relative_change: float = 0.0
+    min_absolute_change: float = 0.0
+    min_history: int = 5
+    spacing: float | None = None
+
+    def __post_init__(self) -> None:
+        check_open_fraction("false_alarm_rate", self.false_alarm_rate)
+        if self.side not in SIDES:
+            raise InvalidParameterError("side", f"must be one of {', '.join(SIDES)}", self.side)
+        for name in ("min_relative_change", "min_absolute_change"):
+            if check_factor(name, getattr(self, name)) is None:
+                raise InvalidParameterError(name, "must be a number >= 0", None)
+        check_int("min_history", self.min_history, 2)
+        if self.spacing is not None and not (
+            isinstance(self.spacing, int | float) and self.spacing > 0
+        ):
+            raise InvalidParameterError("spacing", "must be a number of seconds > 0", self.spacing)
+        self._fixed_periods()  # validates ``season``
+
+    def _fixed_periods(self) -> tuple[int, ...] | None:
+        """The periods given explicitly (``None`` for ``"auto"``)."""
+        season = self.season
+        if season == "auto":
+            return None
+        if season is None or season == "none":
+            return ()
+        values = [season] if isinstance(season, int) else season
+        if isinstance(values, str) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 2 for v in values
+        ):
+            raise InvalidParameterError(
+                "season", "must be 'auto', None or periods as integers >= 2", season
+            )
+        return tuple(sorted(set(values)))
+
+    def with_spacing(self, seconds: float | None) -> Adaptive:
+        """This detector for points ``seconds`` apart (``None``: unknown)."""
+        return self if seconds == self.spacing else replace(self, spacing=seconds)
+
+    def at_times(self, times: Any) -> Adaptive:
+        """This detector for points at ``times`` (one per value, or a groups x time matrix
+        padded with NaT): the spacing comes from them unless set, and every point is placed in
+        its calendar season (a missing point does not shift the season of the next)."""
+        stamps = calendar.nanoseconds(times)
+        if stamps is None:
+            return self
+        spacing = self.spacing or calendar.spacing_of(stamps)
+        bound = self.with_spacing(spacing) if spacing else self
+        if spacing:
+            bound = replace(bound)  # never share the slots with the unbound detector
+            object.__setattr__(bound, "_slots", calendar.slots(stamps, spacing))
+        return bound
+
+    def periods(self, values: FloatArray | None = None) -> tuple[int, ...]:
+        """The seasonal periods tried on a series (``values``: its points, for ``"auto"``
+        without a spacing).
+
+        >>> Adaptive().with_spacing(3600).periods(), Adaptive(season=7).periods()
+        ((24, 168), (7,))
+        """
+        fixed = self._fixed_periods()
+        if fixed is not None:
+            return fixed
+        if self.spacing is not None:
+            return periods_for_spacing(self.spacing)
+        return () if values is None else periods_from_values(values)
+
+    def needed_history(self, periods: tuple[int, ...]) -> int:
+        """Earlier points a verdict needs: ``min_history``, and one whole cycle of the shortest
+        season (a first weekend, a first night, is new, not anomalous)."""
+        return max(self.min_history, min(periods, default=0))
+
+    @property
+    def interval_independent(self) -> bool:
+        # Without a spacing, "auto" looks for the period in the values up to the interval's end.
+        return self.spacing is not None or self._fixed_periods() is not None
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def evaluate(self, values: ArrayLike, interval: Interval | None = None) -> Evaluation:
+        x = as_values(values)
+        start, end = resolve_interval(interval, len(x))
+        return self._evaluate_row(x[:end], start, None)
+
+    def walk_forward(
+        self, values: FloatArray, start: int, end: int, baseline: NDArray[np.bool_] | None
+    ) -> Evaluation:
+        """Each point judged on the points before it: the same as :meth:`evaluate`, because a
+        verdict never looks ahead; points outside ``baseline`` are judged but not learnt."""
+        return self._evaluate_row(values[:end], start, None if baseline is None else baseline[:end])
+
+    def _evaluate_row(
+        self, x: FloatArray, start: int, baseline: NDArray[np.bool_] | None
+    ) -> Evaluation:
+        learn = np.ones((1, len(x)), dtype=bool) if baseline is None else baseline[None, :]
+        lengths = np.array([len(x)], dtype=np.int64)
+        result = self._kernel(x[None, :], lengths, np.array([start]), learn)
+        lower, upper, codes, confidence, aux = (part[0] for part in result[:5])
+        evaluation = self.row_evaluation(x, start, len(x), lower, upper, codes, confidence, aux)
+        assert result.p_value is not None
+        return replace(evaluation, p_value=result.p_value[0][start : len(x)])
+
+    def evaluate_matrix(self, x: FloatMatrix, lengths: IntArray, starts: IntArray) -> MatrixResult:
+        return self._kernel(x, lengths, starts, np.ones(x.shape, dtype=bool))
+
+    def _kernel(
+        self, x: FloatMatrix, lengths: IntArray, starts: IntArray, learn: NDArray[np.bool_]
+    ) -> MatrixResult:
+        groups, steps = x.shape
+        if steps == 0:
+            empty = np.full(x.shape, np.nan)
+            return MatrixResult(empty, empty, np.full(x.shape, MISSING, np.int8), empty, empty,
+                                empty)  # fmt: skip
+        finite = np.isfinite(x)
+        learn = learn & finite
+        transforms = Transforms.choose(np.where(learn, x, np.nan))
+        y = transforms.forward(x)
+        periods = self.periods(x[0] if groups == 1 else None)
+        settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
+        fc = smooth(y, learn, seasons_for_periods(periods), settings, self._slot_matrix(x.shape))
+        history: IntArray = np.cumsum(learn, axis=1) - learn
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
+        ready = fc.ready & (history >= self.needed_history(periods)) & ~np.isnan(x)
+        needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
+        p, k = self._calibrate(z, fc, ready & learn & (fc.count >= SETTLED), needed)
+        sums, p_lasting = self._lasting(z, ready & learn, needed)
+        lower, upper = self._band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
+                                  transforms, needed)  # fmt: skip
+        p = np.minimum(np.minimum(p / (1 - persistence.SHARE), p_lasting / persistence.SHARE), 1.0)
+        codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
+        codes[needed] = np.where(outside(x[needed], lower[needed], upper[needed]), ANOMALY, OK)
+        codes[np.isnan(x)] = MISSING
+        confidence = np.where(needed, 1.0 - p, np.nan)
+        packed = fc.period + PERIOD_SLOTS * transforms.kinds[:, None].astype(np.int64)
+        aux = np.where(needed, packed.astype(np.float64), np.nan)
+        return MatrixResult(lower, upper, codes, confidence, aux, p)
+
+    def _lasting(
+        self, z: FloatMatrix, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
+    ) -> tuple[persistence.Sums, FloatMatrix]:
+        """The CUSUMs of lasting changes (with the errors each point could have had without
+        crossing) and their p-values."""
+        sides = (self.side != "upper", self.side != "lower")
+        share = persistence.SHARE * self.false_alarm_rate / (2 if all(sides) else 1)
+        sums = persistence.cusum(z, informs, persistence.threshold(share), sides)
+        height = np.maximum(sums.below, sums.above)
+        p = np.where(needed, persistence.p_value(height) * (2 if all(sides) else 1), np.nan)
+        return sums, p
+
+    def _slot_matrix(self, shape: tuple[int, int]) -> NDArray[np.int64] | None:
+        slots: NDArray[np.int64] | None = getattr(self, "_slots", None)
+        if slots is None:
+            return None
+        slots = slots[None, :] if slots.ndim == 1 else slots
+        if slots.shape[0] != shape[0] or slots.shape[1] < shape[1]:
+            raise ValueError(
+                f"this detector was bound to times of shape {slots.shape}; values have shape "
+                f"{shape}"
+            )
+        return slots[:, : shape[1]]
+
+    def _calibrate(
+        self, z: FloatMatrix, fc: Forecasts, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
+    ) -> tuple[FloatMatrix, FloatMatrix]:
+        """p-values and band half-widths (in scales) of the ``needed`` cells."""
+        limit, decay = SETTINGS.limit, SETTINGS.decay
+        p = np.full(z.shape, np.nan)
+        k = np.full(z.shape, np.nan)
+        if not needed.any():
+            return p, k
+        logs = tails.log_likelihoods(np.where(informs, z, np.nan), fc.count, fc.outlier, limit,
+                                     decay)  # fmt: skip
+        cells = np.nonzero(needed)
+        own = logs[:, cells[0], cells[1]]
+        last = np.zeros(z.shape[0], dtype=np.int64)
+        last[cells[0]] = cells[1]
+        if len(cells[0]) == len(np.unique(cells[0])) and np.all(
+            ~informs[cells[0]] | (np.arange(z.shape[1])[None, :] <= last[cells[0], None])
+        ):
+            # Newest point only: every informing cell of its row comes before it.
+            earlier = logs.sum(axis=2)[:, cells[0]] - own
+        else:
+            earlier = np.cumsum(logs, axis=2)[:, cells[0], cells[1]] - own
+        nu = tails.plug_in(tails.posterior(earlier))
+        count = fc.count[cells]
+        zc = z[cells]
+        rate = self.false_alarm_rate * (1 - persistence.SHARE)
+        one_side = rate if self.side != "both" else rate / 2
+        if self.side == "both":
+            pc = np.minimum(2.0 * tails.tail_probability(np.abs(zc), nu, count, limit, decay),
+                            1.0)  # fmt: skip
+        else:
+            toward = -zc if self.side == "lower" else zc
+            beyond = tails.tail_probability(np.abs(toward), nu, count, limit, decay)
+            pc = np.where(toward >= 0, beyond, 1.0 - beyond)
+        p[cells] = pc
+        k[cells] = tails.quantile(one_side, nu, count, limit, decay)
+        return p, k
+
+    def _band(
+        self,
+        fc: Forecasts,
+        below: FloatMatrix,
+        above: FloatMatrix,
+        transforms: Transforms,
+        needed: NDArray[np.bool_],
+    ) -> tuple[FloatMatrix, FloatMatrix]:
+        """The band each point was judged against: ``below``/``above`` scales around the
+        forecast (the point test's half-width, or less where a lasting change was building),
+        widened to the minimum practical change, in value units."""
+        with np.errstate(invalid="ignore"):
+            low_y = fc.forecast - below * fc.scale
+            high_y = fc.forecast + above * fc.scale
+        if self.side == "upper":
+            low_y = np.full(below.shape, -np.inf)
+        if self.side == "lower":
+            high_y = np.full(above.shape, np.inf)
+        lower = transforms.inverse(low_y)
+        upper = transforms.inverse(high_y)
+        centre = transforms.inverse(fc.forecast)
+        change = np.maximum(self.min_absolute_change, self.min_relative_change * np.abs(centre))
+        if self.side != "upper":
+            lower = np.minimum(lower, centre - change)
+        if self.side != "lower":
+            upper = np.maximum(upper, centre + change)
+        return np.where(needed, lower, np.nan), np.where(needed, upper, np.nan)
+
+    # -- explanations -------------------------------------------------------------------------
+
+    def insufficient_reason(self, cell: Cell) -> str:
+        return (
+            f"{cell.position} earlier points; the forecast needs {self.min_history} and a few"
+            " errors to calibrate on."
+        )
+
+    def describe(self, cell: Cell) -> str:
+        if cell.code != ANOMALY:
+            return super().describe(cell)
+        period = int(cell.aux) % PERIOD_SLOTS
+        scale = Transform(int(cell.aux) // PERIOD_SLOTS).label
+        season = f"period {period}" if period else "no season"
+        return (
+            f"[{self.name}] Value {fmt(cell.value)} is not in bounds [{fmt(cell.lower)}, "
+            f"{fmt(cell.upper)}] ({season}, {scale} scale, false_alarm_rate "
+            f"{self.false_alarm_rate:g})."
+        )

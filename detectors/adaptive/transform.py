@@ -1,0 +1,121 @@
+"""Variance-stabilising transforms, chosen per series from its first points.
+
+Row counts and positive magnitudes grow and shrink multiplicatively (a logarithm makes their
+noise additive, and a unit change a plain shift), small counts are Poisson-like (a square root
+stabilises their variance), ratios and signed metrics are modelled as they are. Every transform
+is defined, continuous and increasing on the whole real line, so a value outside the usual
+domain (a negative count, a zero on a log scale) is still judged, and bands map back to value
+units with the inverse.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatMatrix = NDArray[np.float64]
+
+DECIDING_POINTS = 7
+"""How many first finite values decide a series' transform (it never changes afterwards, so
+the verdict on a point depends only on the points before it)."""
+LARGE_COUNTS = 10.0
+"""From this median on, counts are modelled on a log scale, below it on a square-root scale."""
+LINEAR_ZONE = 0.1
+"""A positive magnitude's log scale turns linear below this share of its typical value, so a
+metric that sometimes nears zero (a mean delay) does not swing wildly there."""
+ANSCOMBE = 3.0 / 8.0
+
+
+class Transform(IntEnum):
+    """How values are mapped before forecasting."""
+
+    IDENTITY = 0
+    LOG = 1  # asinh(x / 2c): log(x / c) for x >> c, linear near 0
+    SQRT = 2  # 2 * sqrt(x + 3/8) (Anscombe), continued linearly below 0
+
+    @property
+    def label(self) -> str:
+        return ("identity", "log", "square root")[self]
+
+
+@dataclass(frozen=True)
+class Transforms:
+    """One transform per row (``kinds``) and the log scale's linear zone per row (``zone``).
+
+    Examples
+    --------
+    >>> rows = np.array([[1e5, 2e5, 1.5e5], [1.0, 0.0, 3.0], [0.98, 0.99, 0.97], [-1.0, 2.0, 1.0],
+    ...                  [20.5, 30.5, 25.5]])
+    >>> chosen = Transforms.choose(rows)
+    >>> [Transform(t).name for t in chosen.kinds]
+    ['LOG', 'SQRT', 'IDENTITY', 'IDENTITY', 'LOG']
+    >>> bool(np.allclose(chosen.inverse(chosen.forward(rows)), rows))
+    True
+    """
+
+    kinds: NDArray[np.int8]
+    zone: FloatMatrix
+
+    @classmethod
+    def choose(cls, x: FloatMatrix) -> Transforms:
+        """From the first ``DECIDING_POINTS`` finite values of each row."""
+        finite = np.isfinite(x)
+        rank = np.cumsum(finite, axis=1)
+        deciding = np.where(finite & (rank <= DECIDING_POINTS), x, np.nan)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no transform
+            lowest = np.nanmin(deciding, axis=1)
+            median = np.nanmedian(deciding, axis=1)
+            whole = np.all(np.isnan(deciding) | (deciding == np.round(deciding)), axis=1)
+            unit = np.nanmax(deciding, axis=1) <= 1.0
+        kinds = np.full(len(x), Transform.IDENTITY, dtype=np.int8)
+        counts = whole & (lowest >= 0)
+        magnitudes = ~whole & (lowest > 0) & ~unit
+        kinds[counts & (median >= LARGE_COUNTS)] = Transform.LOG
+        kinds[counts & (median < LARGE_COUNTS)] = Transform.SQRT
+        kinds[magnitudes] = Transform.LOG
+        zone = np.where(magnitudes, LINEAR_ZONE * np.abs(median), 1.0)
+        kinds[np.isnan(median)] = Transform.IDENTITY
+        return cls(kinds, np.where(np.isfinite(zone) & (zone > 0), zone, 1.0))
+
+    def _rows(self, y: FloatMatrix) -> tuple[NDArray[np.int8], FloatMatrix]:
+        shape = (-1, *([1] * (y.ndim - 1)))
+        kinds = np.broadcast_to(self.kinds.reshape(shape), y.shape)
+        zone = np.broadcast_to(self.zone.reshape(shape), y.shape)
+        return kinds, zone
+
+    def forward(self, x: FloatMatrix) -> FloatMatrix:
+        """Apply each row's transform (infinite values stay infinite, NaN stays NaN)."""
+        kinds, zone = self._rows(x)
+        out = np.array(x, dtype=np.float64, copy=True)
+        with np.errstate(invalid="ignore", over="ignore"):
+            log = kinds == Transform.LOG
+            out[log] = np.arcsinh(x[log] / (2 * zone[log]))
+            root = kinds == Transform.SQRT
+            v = x[root]
+            base = 2.0 * np.sqrt(ANSCOMBE)
+            out[root] = np.where(
+                v >= 0, 2.0 * np.sqrt(np.maximum(v, 0.0) + ANSCOMBE), base + v / np.sqrt(ANSCOMBE)
+            )
+        return out
+
+    def inverse(self, y: FloatMatrix) -> FloatMatrix:
+        """Undo :meth:`forward`."""
+        kinds, zone = self._rows(y)
+        out = np.array(y, dtype=np.float64, copy=True)
+        base = 2.0 * np.sqrt(ANSCOMBE)
+        with np.errstate(invalid="ignore", over="ignore"):
+            log = kinds == Transform.LOG
+            out[log] = 2 * zone[log] * np.sinh(y[log])
+            root = kinds == Transform.SQRT
+            v = y[root]
+            out[root] = np.where(
+                v >= base,
+                np.maximum((v / 2.0) ** 2 - ANSCOMBE, 0.0),
+                (v - base) * np.sqrt(ANSCOMBE),
+            )
+        return out
