@@ -104,8 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--tuned", action="store_true", help="judge with per-metric detectors, not the default"
     )
-    demo.add_argument("--monitors", action="store_true", help="zero-config monitors instead: 60 "
-                      "days of a 30-column table with schema drift, a stale day, late data...")
+    demo.add_argument(
+        "--monitors", action="store_true", help="zero-config monitors instead: 60 days of a "
+        "30-column table with schema drift, a stale day, late data...",
+    )  # fmt: skip
 
     from anomaly.backtest.cli import register as register_backtest
     from anomaly.monitors.cli import register as register_monitor

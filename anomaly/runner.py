@@ -135,11 +135,12 @@ class AnalysisRunner:
         failures = self._preconditions(df)
         runnable = [a for a in self.analyzers if a not in failures]
         slotted = _stacked(runnable)
+        stacked = set(slotted)
         shareable = [
-            a for a in runnable if isinstance(a, ScanShareableAnalyzer) and a not in slotted
+            a for a in runnable if isinstance(a, ScanShareableAnalyzer) and a not in stacked
         ]
         outcome: Outcome = shared_scan(df, shareable, self.groups)
-        outcome.update(stacked_scan(df, list(slotted), self.groups))
+        outcome.update(stacked_scan(df, slotted, self.groups))
         sets: dict[FrequencySet, list[FrequencyAnalyzer]] = {}
         for analyzer in runnable:
             if isinstance(analyzer, FrequencyAnalyzer):
@@ -205,13 +206,11 @@ class AnalysisRunner:
         return AnalyzerContext(metrics, self.groups, states if self.states_kept else {})
 
 
-def _stacked(analyzers: Sequence[Analyzer[Any]]) -> dict[Analyzer[Any], None]:
+def _stacked(analyzers: Sequence[Analyzer[Any]]) -> list[SlotAnalyzer[Any]]:
     """The slot analyzers for the stacked scan: none unless one of them can only run there,
     else every one (the scan-shareable ones join it rather than start a pass of their own)."""
     slotted = [a for a in analyzers if isinstance(a, SlotAnalyzer)]
-    if not any(a.slot_only for a in slotted):
-        return {}
-    return dict.fromkeys(slotted)
+    return slotted if any(a.slot_only for a in slotted) else []
 
 
 def _metric(analyzer: Analyzer[Any], result: Any, labels: dict[str, str | None]) -> Metric:

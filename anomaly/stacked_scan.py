@@ -102,8 +102,9 @@ def _aggregate(
     names = layout.names()
     stacked = len(layout.members) > 1
     if stacked:
-        rows = [value for k in range(len(layout.members)) for value in (F.lit(k), *layout.values(k))]
-        generator = F.stack(F.lit(len(layout.members)), *rows).alias(CHUNK_COLUMN, *names)
+        chunks = range(len(layout.members))
+        rows = [value for k in chunks for value in (F.lit(k), *layout.values(k))]
+        generator = F.stack(F.lit(len(chunks)), *rows).alias(CHUNK_COLUMN, *names)
         data = df.select(*keys, generator)
     else:
         data = df.select(*keys, *[v.alias(n) for v, n in zip(layout.values(0), names, strict=True)])
@@ -127,9 +128,10 @@ def _aggregate(
                 outcome[(analyzer, group)] = analyzer.state_from_slot(parts, schema)
             offset += size
         if k == 0:
+            counted = SlotValues(rows_count)
             for analyzer, slot in slots:
                 if slot is None or not slot.inputs:
-                    outcome[(analyzer, group)] = analyzer.state_from_slot(SlotValues(rows_count), schema)
+                    outcome[(analyzer, group)] = analyzer.state_from_slot(counted, schema)
     return outcome
 
 

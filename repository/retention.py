@@ -69,7 +69,11 @@ def delete_runs(
             counts = {
                 table: _delete(cur, table)
                 for table in (
-                    "points", "check_outcomes", "anomaly_verdicts", "schema_snapshots", "run_tags",
+                    "points",
+                    "check_outcomes",
+                    "anomaly_verdicts",
+                    "schema_snapshots",
+                    "run_tags",
                     "runs",
                 )
             }

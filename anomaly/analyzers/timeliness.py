@@ -146,9 +146,7 @@ class Timeliness(ScanShareableAnalyzer[LatencyState], SlotAnalyzer[LatencyState]
         def seconds(column: Column) -> Column:
             return F.unix_micros(column.cast("timestamp")) / 1e6
 
-        arrival = (
-            col(schema, self.arrival_column) if self.arrival_column else F.current_timestamp()
-        )
+        arrival = col(schema, self.arrival_column) if self.arrival_column else F.current_timestamp()
         return self.filtered(seconds(arrival) - seconds(col(schema, self.event_column)))
 
     def aggregations(self, schema: StructType) -> list[Column]:

@@ -37,12 +37,22 @@ def register(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--time-column", help="event time column: one run per day (or hour)")
     parser.add_argument("--partition", choices=("day", "hour"), help="with --time-column: the "
                         "partition length (default day)")  # fmt: skip
-    parser.add_argument("--at", metavar="TIME", help="with --time-column: the partition starting "
-                        "at TIME (default: the last complete one); else the run's time")
-    parser.add_argument("--backfill", action="store_true", help="with --time-column: first "
-                        "compute and judge every earlier partition (one Spark job)")
-    parser.add_argument("--monitors", default="auto", help="comma-separated: volume, freshness, "
-                        "schema, columns, timeliness (default auto: all)")
+    parser.add_argument(
+        "--at",
+        metavar="TIME",
+        help="with --time-column: the partition starting "
+        "at TIME (default: the last complete one); else the run's time",
+    )
+    parser.add_argument(
+        "--backfill",
+        action="store_true",
+        help="with --time-column: first compute and judge every earlier partition (one Spark job)",
+    )
+    parser.add_argument(
+        "--monitors",
+        default="auto",
+        help="comma-separated: volume, freshness, schema, columns, timeliness (default auto: all)",
+    )
     parser.add_argument("--include", action="append", metavar="GLOB", help="columns to watch "
                         "(repeatable; default all)")  # fmt: skip
     parser.add_argument("--exclude", action="append", metavar="GLOB", help="columns not to watch")

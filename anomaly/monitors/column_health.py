@@ -161,7 +161,8 @@ class ColumnHealth(SlotAnalyzer[ColumnHealthState]):
 
 def _by_category(state: ColumnHealthState) -> dict[str, float]:
     """The measures of a column with values, by what kind of column it is."""
-    kind, present, value = state.category, state.present, {}
+    kind, present = state.category, state.present
+    value: dict[str, float] = {}
     numbers = state.numbers
     if kind in ("numeric", "fractional") and numbers:
         value.update(

@@ -13,8 +13,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from anomaly.monitors.demo_data import BACKFILLED, DAYS, PROBLEMS, START, Problem, orders
-from anomaly.monitors.demo_data import write_as_of
+from anomaly.monitors.demo_data import (
+    BACKFILLED,
+    DAYS,
+    PROBLEMS,
+    START,
+    Problem,
+    orders,
+    write_as_of,
+)
 from anomaly.monitors.explain import explain
 from anomaly.service.backfill import backfill
 from anomaly.service.loading import load_config
@@ -93,7 +100,8 @@ def _summary(
         f"Findings ({len(caught)} of {len(PROBLEMS)} injected problems found, {others} other "
         f"alarm{'s' if others != 1 else ''}):",
         text_table(["day", "severity", "finding", "injected problem"], table_rows, indent="  ")
-        if table_rows else "  none",
+        if table_rows
+        else "  none",
         "",
         "Explained:",
     ]

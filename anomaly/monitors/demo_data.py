@@ -60,6 +60,7 @@ PROBLEMS = (
     Problem(56, "added", "loyalty_tier", "column loyalty_tier added", ("Schema(loyalty_tier)",)),
 )  # fmt: skip
 """What the demo injects, in time order (day 45 and later are scanned one day at a time)."""
+NOTES = ["call first", "leave at door", "gift wrap", "fragile"]
 BACKFILLED = 46
 """Days 0-45 are backfilled in one Spark job; the schema changes come after."""
 
@@ -85,16 +86,18 @@ def _day(rng: np.random.Generator, day: int, rows: int) -> pd.DataFrame:
     price = np.round(rng.lognormal(np.log(20), 0.5, n), 2) * (1.6 if _broken(day, "shift") else 1)
     amount = np.round(quantity * price, 2)
     domains = rng.choice(["gmail.com", "yahoo.com", "outlook.com", "proton.me", "web.de"], n)
-    email_domain = np.where(rng.random(n) < (0.35 if _broken(day, "nulls") else 0.005), None,
-                            domains)  # fmt: skip
+    email_domain = _nulls(rng, domains, 0.35 if _broken(day, "nulls") else 0.005)
     discount = np.where(rng.random(n) < 0.7, 0.0, np.round(rng.uniform(1, 15, n), 2))
     return pd.DataFrame(
         {
             "event_time": event,
             "loaded_at": event + pd.to_timedelta(delay, "s"),
             "customer_id": rng.integers(1, 40_000, n),
-            "country": rng.choice(["DE", "FR", "US", "BR", "JP", "IN", "ES", "IT"], n,
-                                  p=[0.2, 0.12, 0.25, 0.1, 0.08, 0.1, 0.08, 0.07]),
+            "country": rng.choice(
+                ["DE", "FR", "US", "BR", "JP", "IN", "ES", "IT"],
+                n,
+                p=[0.2, 0.12, 0.25, 0.1, 0.08, 0.1, 0.08, 0.07],
+            ),
             "channel": rng.choice(["web", "app", "store"], n, p=[0.5, 0.35, 0.15]),
             "status": rng.choice(["ok", "refund", "cancelled"], n, p=[0.9, 0.06, 0.04]),
             "currency": rng.choice(["EUR", "USD", "GBP"], n, p=[0.55, 0.35, 0.1]),
@@ -106,26 +109,31 @@ def _day(rng: np.random.Generator, day: int, rows: int) -> pd.DataFrame:
             "shipping_cost": np.where(rng.random(n) < 0.4, 0.0, np.round(rng.uniform(2, 9, n), 2)),
             "is_gift": rng.random(n) < 0.08,
             "is_first_order": rng.random(n) < 0.2,
-            "coupon_code": np.where(rng.random(n) < 0.8, None,
-                                    rng.choice([f"SAVE{i}" for i in range(5, 30, 5)], n)),
+            "coupon_code": _nulls(rng, rng.choice([f"SAVE{i}" for i in range(5, 30, 5)], n), 0.8),
             "email_domain": email_domain,
             "device": rng.choice(["ios", "android", "desktop"], n, p=[0.35, 0.3, 0.35]),
-            "browser": rng.choice(["chrome", "safari", "firefox", "edge"], n,
-                                  p=[0.55, 0.3, 0.1, 0.05]),
+            "browser": rng.choice(
+                ["chrome", "safari", "firefox", "edge"], n, p=[0.55, 0.3, 0.1, 0.05]
+            ),
             "session_seconds": rng.gamma(2.0, 150.0, n).astype("int32"),
             "pages_viewed": rng.poisson(6, n).astype("int32") + 1,
-            "rating": pd.array(np.where(rng.random(n) < 0.5, None, rng.integers(1, 6, n)),
-                               dtype="Int32"),
+            "rating": pd.array(_nulls(rng, rng.integers(1, 6, n), 0.5), dtype="Int32"),
             "delivery_days": rng.poisson(3, n).astype("int32") + 1,
             "warehouse": rng.choice(["HAM", "LYS", "NJ1", "SAO", "OSA", "BLR"], n),
             "postal_code": np.char.zfill(rng.integers(1000, 99_999, n).astype(str), 5),
             "campaign": rng.choice([f"c{i:02d}" for i in range(10)], n),
             "latitude": np.round(rng.uniform(-60, 70, n), 5),
             "longitude": np.round(rng.uniform(-180, 180, n), 5),
-            "note": np.where(rng.random(n) < 0.9, None, rng.choice(["call first", "leave at door",
-                             "gift wrap", "fragile"], n)),  # fmt: skip
+            "note": _nulls(rng, rng.choice(NOTES, n), 0.9),
         }
     )
+
+
+def _nulls(rng: np.random.Generator, values: np.ndarray, share: float) -> np.ndarray:
+    """`values` with about `share` of them None."""
+    found = values.astype(object)
+    found[rng.random(len(values)) < share] = None
+    return found
 
 
 def _broken(day: int, kind: str) -> bool:
@@ -146,7 +154,7 @@ def as_of(table: pd.DataFrame, day: int) -> pd.DataFrame:
         elif problem.kind == "added":
             fresh = shown["event_time"] >= end - pd.Timedelta(days=day + 1 - problem.day)
             tiers = np.array(["bronze", "silver", "gold"])[shown["order_id"].to_numpy() % 3]
-            shown[problem.column] = np.where(fresh, tiers, None)
+            shown[problem.column] = pd.Series(tiers, index=shown.index).where(fresh, None)
     return shown
 
 
@@ -159,6 +167,10 @@ def write_as_of(table: pd.DataFrame, day: int, directory: Path) -> int:
     for old in directory.glob("*.parquet"):
         old.unlink()
     shown = pa.Table.from_pandas(as_of(table, day), preserve_index=False)
-    pq.write_table(shown, directory / f"orders-{day:02d}.parquet", coerce_timestamps="us",
-                   allow_truncated_timestamps=True)
+    pq.write_table(
+        shown,
+        directory / f"orders-{day:02d}.parquet",
+        coerce_timestamps="us",
+        allow_truncated_timestamps=True,
+    )
     return shown.num_rows

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from anomaly.monitors.plan import SCHEMA_DETECTOR
-from anomaly.monitors.schema_diff import describe
+from anomaly.monitors.schema_diff import describe, diff
 from anomaly.service.durations import format_duration
 from anomaly.service.report import Finding, ScanReport
 from anomaly.service.tables import group_label, number
@@ -68,7 +68,7 @@ def what(metric_id: str, value: float | None) -> tuple[str, str]:
         thing = "the files' last change" if subject == "*" else f"the newest {subject}"
         return f"lag of {thing}", _duration(value)
     if metric_id == "Size(*)":
-        return "rows", number(value)
+        return "row count", number(value)
     if match := TIMELINESS.match(metric_id):
         key = match["key"]
         subject = f"{key} latency from {match['event']} to {match['arrival']}"
@@ -127,8 +127,12 @@ def _schemas(repo: MetricsRepository, tags: Mapping[str, str], when: datetime) -
     if len(stored) < 2:
         return []
     old, new = stored
-    return [f"    before ({old.timestamp:%Y-%m-%d}): {describe(old.schema)}",
-            f"    after  ({new.timestamp:%Y-%m-%d}): {describe(new.schema)}"]  # fmt: skip
+    changes = diff(old.schema, new.schema)
+    near = {c.path for c in changes} | {c.after or "" for c in changes if c.kind == "renamed"}
+    return [
+        f"    before ({old.timestamp:%Y-%m-%d}): {describe(old.schema, near)}",
+        f"    after  ({new.timestamp:%Y-%m-%d}): {describe(new.schema, near)}",
+    ]
 
 
 def _duration(seconds: float) -> str:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from anomaly.service.detection import group_text, group_values
@@ -64,9 +64,9 @@ def _mtime(df: DataFrame, uri: str) -> float | None:
         except OSError:
             return None
     try:  # any Hadoop file system Spark reads (hdfs, s3a, abfs...)
-        jvm = df.sparkSession._jvm  # type: ignore[attr-defined]
-        conf = df.sparkSession._jsc.hadoopConfiguration()  # type: ignore[attr-defined]
-        path = jvm.org.apache.hadoop.fs.Path(uri)
+        session: Any = df.sparkSession
+        conf = session._jsc.hadoopConfiguration()
+        path = session._jvm.org.apache.hadoop.fs.Path(uri)
         return float(path.getFileSystem(conf).getFileStatus(path).getModificationTime()) / 1e3
     except Exception:  # Spark Connect (no JVM here) or a file gone since the listing
         LOG.debug("no modification time for %s", uri, exc_info=True)

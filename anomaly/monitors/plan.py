@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -11,12 +11,12 @@ from anomaly.analyzers import Analyzer, CountState, Size, Timeliness
 from anomaly.errors import ConfigurationError
 from anomaly.monitors.column_health import ColumnHealth
 from anomaly.monitors.columns import arrival_column, choose, leaf_columns
-from anomaly.service.monitor_config import Judged, MonitorsConfig
 from anomaly.monitors.freshness import NewestEvents, metric_id, modified, record
 from anomaly.monitors.one_sided import UpperOnly
 from anomaly.monitors.schema_diff import describe, diff, flatten
 from anomaly.service.config import MetricPlan, ServiceConfig
 from anomaly.service.metric_spec import Severity
+from anomaly.service.monitor_config import Judged, MonitorsConfig
 from anomaly.service.periods import LENGTHS
 from anomaly.service.report import Finding, ScanReport
 from repository import AnomalyVerdict, MetricRecord, ResultKey
@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from repository import MetricsRepository
 
 SCHEMA_DETECTOR = "SchemaChange"
+MIN_HISTORY = 14
+"""Points a monitored series needs before it is judged, unless the monitor, the scan or the
+config's defaults set ``min_history``: a table's hundreds of series all start on the same day,
+and a detector that learns a weekly season needs two weeks of it (with one week, the default
+detector raised two false alarms on the demo's table within days)."""
 
 
 @dataclass
@@ -93,7 +98,7 @@ class MonitorRun:
         plans: dict[str, MetricPlan],
         when: datetime,
         repository: MetricsRepository,
-        tags: dict[str, str],
+        tags: Mapping[str, str],
     ) -> None:
         """Add the freshness record of the run at `when` to its `records`, and its plan. A run
         without rows has nothing to profile: its monitors' failed measures (the latency of no
@@ -109,7 +114,7 @@ class MonitorRun:
         partitions: dict[datetime, list[MetricRecord]],
         plans: dict[str, MetricPlan],
         repository: MetricsRepository,
-        tags: dict[str, str],
+        tags: Mapping[str, str],
     ) -> dict[datetime, list[MetricRecord]]:
         """Backfilled `partitions` with the partitions between them that had no rows (volume
         0: nothing arrived) and every partition's freshness, oldest first."""
@@ -141,7 +146,7 @@ class MonitorRun:
         return newest.advance(records, (when + LENGTHS[self.period]).timestamp())
 
     def _newest(
-        self, repository: MetricsRepository, tags: dict[str, str], first: datetime
+        self, repository: MetricsRepository, tags: Mapping[str, str], first: datetime
     ) -> NewestEvents | None:
         if self.freshness is None or self.time_column is None:
             return None
@@ -188,7 +193,8 @@ class MonitorRun:
 @dataclass(frozen=True)
 class _Judging:
     """Detector, severity and minimum history of a monitor's metrics: the monitor's own, else
-    the scan's, else the config's defaults (column health and timeliness: warning)."""
+    the scan's, else the config's defaults (column health and timeliness: warning; history:
+    `MIN_HISTORY` unless the defaults set one)."""
 
     config: ServiceConfig
     name: str
@@ -203,8 +209,9 @@ class _Judging:
             detector, label = UpperOnly(detector), f"UpperOnly({label})"
         quiet: Severity = "warning" if kind in ("columns", "timeliness") else defaults.severity
         severity = options.severity or scan.severity or quiet
+        fallback = defaults.min_history if "min_history" in defaults.model_fields_set else None
         history = next(
-            v for v in (options.min_history, scan.min_history, defaults.min_history)
+            v for v in (options.min_history, scan.min_history, fallback, MIN_HISTORY)
             if v is not None
         )  # fmt: skip
         return MetricPlan(analyzer, detector, label, severity, history)
@@ -233,9 +240,8 @@ def _timeliness(
 
 
 def _previous_columns(repository: MetricsRepository, dataset: str, scan: str) -> list[str]:
-    from repository import DATASET_TAG
-
     from anomaly.service.config import SCAN_TAG
+    from repository import DATASET_TAG
 
     stored = repository.schemas(tags={DATASET_TAG: dataset, SCAN_TAG: scan}, last=1)
     return [c.path for c in flatten(stored[0].schema)] if stored else []

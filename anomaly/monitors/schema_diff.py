@@ -4,7 +4,7 @@ renamed, retyped, reordered or changed nullability, at any depth of nested struc
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,15 +108,38 @@ def type_text(kind: Any) -> str:
     return str(name)
 
 
-def describe(schema: Mapping[str, Any]) -> str:
-    """The top-level columns in one line: ``id bigint, name string?`` (``?``: nullable).
+def describe(
+    schema: Mapping[str, Any], near: Collection[str] | None = None, context: int = 2
+) -> str:
+    """The top-level columns in one line: ``id bigint, name string?`` (``?``: nullable); with
+    `near`, only the columns within `context` places of those (or of their parents), the rest
+    elided.
 
-    >>> describe({"fields": [{"name": "id", "type": "long", "nullable": False}]})
-    'id bigint'
+    >>> fields = [{"name": n, "type": "long", "nullable": False} for n in "abcdefg"]
+    >>> describe({"fields": fields[:2]})
+    'a bigint, b bigint'
+    >>> describe({"fields": fields}, near=["d.x"], context=1)
+    '..., c bigint, d bigint, e bigint, ... (7 columns)'
     """
-    return ", ".join(
-        f"{c.path} {c.type}{'?' if c.nullable else ''}" for c in flatten(schema) if not c.parent
-    )
+    top = [c for c in flatten(schema) if not c.parent]
+    shown = [f"{c.path} {c.type}{'?' if c.nullable else ''}" for c in top]
+    if near is None:
+        return ", ".join(shown)
+    roots = {path.replace("[]", "").split(".")[0] for path in near}
+    keep = {
+        i + offset
+        for i, c in enumerate(top) if c.path in roots
+        for offset in range(-context, context + 1)
+    }  # fmt: skip
+    if not keep:
+        return ", ".join(shown)
+    parts: list[str] = []
+    for i, text in enumerate(shown):
+        if i in keep:
+            parts.append(text)
+        elif not parts or parts[-1] != "...":
+            parts.append("...")
+    return f"{', '.join(parts)} ({len(top)} columns)"
 
 
 def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SchemaChange]:
@@ -135,26 +158,29 @@ def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SchemaChan
     old_paths, new_paths = {c.path: c for c in old}, {c.path: c for c in new}
     changes: list[SchemaChange] = []
     for column in old:
-        now = new_paths.get(column.path)
-        if now is None:
+        current = new_paths.get(column.path)
+        if current is None:
             continue
-        if now.type != column.type and not _inside_retyped(column.path, old_paths, new_paths):
-            changes.append(SchemaChange("retyped", column.path, column.type, now.type))
-        elif now.nullable != column.nullable:
+        if current.type != column.type and not _inside_retyped(column.path, old_paths, new_paths):
+            changes.append(SchemaChange("retyped", column.path, column.type, current.type))
+        elif current.nullable != column.nullable:
             states = ("nullable", "not nullable")
-            changes.append(
-                SchemaChange("nullability", column.path, states[not column.nullable],
-                             states[not now.nullable])  # fmt: skip
-            )
-    gone = _tops([c for c in old if c.path not in new_paths
-                  and not _inside_retyped(c.path, old_paths, new_paths)])  # fmt: skip
-    came = _tops([c for c in new if c.path not in old_paths
-                  and not _inside_retyped(c.path, old_paths, new_paths)])  # fmt: skip
-    for was, now in _renames(gone, came):
-        gone.remove(was)
-        came.remove(now)
-        case = "case only" if was.path.lower() == now.path.lower() else None
-        changes.append(SchemaChange("renamed", was.path, f"{was.name} ({was.type})", now.path, case))
+            was, became = states[not column.nullable], states[not current.nullable]
+            changes.append(SchemaChange("nullability", column.path, was, became))
+
+    def changed(columns: list[Column], others: Mapping[str, Column]) -> list[Column]:
+        return _tops([
+            c for c in columns
+            if c.path not in others and not _inside_retyped(c.path, old_paths, new_paths)
+        ])  # fmt: skip
+
+    gone, came = changed(old, new_paths), changed(new, old_paths)
+    for old_column, new_column in _renames(gone, came):
+        gone.remove(old_column)
+        came.remove(new_column)
+        case = "case only" if old_column.path.lower() == new_column.path.lower() else None
+        old_name = f"{old_column.name} ({old_column.type})"
+        changes.append(SchemaChange("renamed", old_column.path, old_name, new_column.path, case))
     changes += [SchemaChange("removed", c.path, before=c.type) for c in gone]
     changes += [SchemaChange("added", c.path, after=c.type) for c in came]
     changes += _reorders(old, new)
@@ -200,6 +226,7 @@ def _renames(gone: Sequence[Column], came: Sequence[Column]) -> list[tuple[Colum
 
 def _reorders(old: Iterable[Column], new: Iterable[Column]) -> list[SchemaChange]:
     """One change per struct whose common fields changed their relative order."""
+
     def names_by_parent(columns: Iterable[Column]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
         for c in columns:

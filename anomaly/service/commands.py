@@ -88,7 +88,8 @@ def validate_command(args: argparse.Namespace) -> int:
     for name, scan in config.scans.items():
         source = config.sources[scan.source]
         when = scan.schedule.describe() if scan.schedule else "not scheduled"
-        print(f"  scan {name}: {len(scan.metrics)} metrics on {source.describe()}, {when}")
+        watched = f" and monitors {', '.join(scan.monitors.enabled)}" if scan.monitors else ""
+        print(f"  scan {name}: {len(scan.metrics)} metrics{watched} on {source.describe()}, {when}")
     if config.alerts:
         sinks = ", ".join(f"{n} ({s.type})" for n, s in config.alerts.items())
         print(f"  alerts      {sinks}")

@@ -10,13 +10,13 @@ from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, mo
 
 from anomaly.analyzers import Analyzer
 from anomaly.errors import ConfigurationError
-from anomaly.service.monitor_config import MonitorsConfig
 from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.budget_config import AlertBudgetSpec
 from anomaly.service.detector_spec import DetectorSpec
 from anomaly.service.durations import Duration
 from anomaly.service.metric_spec import MetricSpec, Severity
 from anomaly.service.model import ConfigModel, check_name
+from anomaly.service.monitor_config import MonitorsConfig
 from anomaly.service.problems import Problem, choice_error, custom_error
 from anomaly.service.schedule import ScheduleSpec
 from anomaly.service.source_config import SourceConfig

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -118,8 +118,9 @@ def judge(
     short = earlier[earlier.to_numpy() < needed]
     newest = current.groupby(series)["value"].last()
     verdicts: list[AnomalyVerdict] = []
-    for (metric_id, group), count in short.items():
-        plan = plans[str(metric_id)]
+    for key, count in short.items():
+        metric_id, group = cast(tuple[str, str], key)
+        plan = plans[metric_id]
         verdict = AnomalyVerdict(
             str(metric_id), "insufficient_history", plan.detector_label,
             value=float(newest[(metric_id, group)]),

@@ -331,7 +331,13 @@ def round_trip_equal(kind: Kind, state: State) -> bool:
     """`state_from_bytes(state.to_bytes()) == state`; NaN fields compare equal to NaN."""
     back = state_from_bytes(state.to_bytes())
     if kind.cls in (
-        HllState, KllState, LatencyState, FrequencyState, CountState, MatchesState, DataTypeState
+        HllState,
+        KllState,
+        LatencyState,
+        FrequencyState,
+        CountState,
+        MatchesState,
+        DataTypeState,
     ):
         return back == state
     return type(back) is type(state) and exactly(back, state)

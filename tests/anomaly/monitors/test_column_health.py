@@ -117,8 +117,10 @@ def test_slot_analyzers_share_one_job_with_size_and_timeliness(
 def test_jobs_do_not_grow_with_columns(spark: SparkSession) -> None:
     def runner(width: int) -> AnalysisRunner:
         df = spark.range(200).select(*[(F.col("id") * i).alias(f"c{i}") for i in range(width)])
-        return AnalysisRunner().on_data(df).add_analyzers(
-            [Size(), *(ColumnHealth(f"c{i}") for i in range(width))]
+        return (
+            AnalysisRunner()
+            .on_data(df)
+            .add_analyzers([Size(), *(ColumnHealth(f"c{i}") for i in range(width))])
         )
 
     assert count_jobs(spark, runner(3).run) == count_jobs(spark, runner(60).run) <= 2

@@ -99,9 +99,15 @@ def test_every_monitor_stores_its_series(history: History) -> None:
     with history.repository as repo:
         ids = set(repo.metrics(tags={"scan": "orders"})["metric_id"])
         freshness = repo.history("Freshness(ts)")
-    assert {"Size(*)", "Freshness(ts)", "ColumnHealth(price)[mean]",
-            "ColumnHealth(status)[share:ok]", "ColumnHealth(loaded_at)[completeness]",
-            "Timeliness(ts, loaded_at)[mean]", "Timeliness(ts, loaded_at)[max]"} <= ids
+    assert {
+        "Size(*)",
+        "Freshness(ts)",
+        "ColumnHealth(price)[mean]",
+        "ColumnHealth(status)[share:ok]",
+        "ColumnHealth(loaded_at)[completeness]",
+        "Timeliness(ts, loaded_at)[mean]",
+        "Timeliness(ts, loaded_at)[max]",
+    } <= ids
     # About 40 orders a day: the newest is within a few hours of midnight.
     assert (freshness[freshness.index < day(3)] < 4 * 3600).all()
 
@@ -158,8 +164,10 @@ def test_a_stale_day_alerts_with_nothing_to_profile(history: History) -> None:
 
 def test_only_late_data_is_a_freshness_anomaly(history: History) -> None:
     """Fresher than usual is no anomaly: the band has no lower edge."""
-    verdicts = [f.verdict for r in history.backfilled for f in r.findings
-                if f.verdict.metric_id == "Freshness(ts)" and f.verdict.status == "normal"]  # fmt: skip
+    verdicts = [
+        f.verdict for r in history.backfilled for f in r.findings
+        if f.verdict.metric_id == "Freshness(ts)" and f.verdict.status == "normal"
+    ]  # fmt: skip
     assert verdicts and all(v.lower == -math.inf for v in verdicts)
 
 
