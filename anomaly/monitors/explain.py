@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from anomaly.monitors.plan import SCHEMA_DETECTOR
-from anomaly.monitors.schema_diff import describe, diff
+from anomaly.monitors.schema_diff import around, describe, diff
 from anomaly.service.durations import format_duration
 from anomaly.service.report import Finding, ScanReport
 from anomaly.service.tables import group_label, number
@@ -128,17 +128,26 @@ def _schemas(repo: MetricsRepository, tags: Mapping[str, str], when: datetime) -
         return []
     old, new = stored
     changes = diff(old.schema, new.schema)
-    near = {c.path for c in changes} | {c.after or "" for c in changes if c.kind == "renamed"}
+    paths = {c.path for c in changes} | {c.after or "" for c in changes if c.kind == "renamed"}
+    shown = around(old.schema, paths) | around(new.schema, paths)
+    if not shown:  # a reordering: the whole table
+        return [
+            f"    before ({old.timestamp:%Y-%m-%d}): {describe(old.schema)}",
+            f"    after  ({new.timestamp:%Y-%m-%d}): {describe(new.schema)}",
+        ]
     return [
-        f"    before ({old.timestamp:%Y-%m-%d}): {describe(old.schema, near)}",
-        f"    after  ({new.timestamp:%Y-%m-%d}): {describe(new.schema, near)}",
+        f"    before ({old.timestamp:%Y-%m-%d}): {describe(old.schema, shown)}",
+        f"    after  ({new.timestamp:%Y-%m-%d}): {describe(new.schema, shown)}",
     ]
 
 
 def _duration(seconds: float) -> str:
     if not math.isfinite(seconds):
         return number(seconds)
-    rounded = round(seconds) if abs(seconds) >= 60 else round(seconds, 1)
+    if abs(seconds) >= 3600:
+        rounded = round(seconds / 60) * 60.0  # minutes are precise enough for hours of lag
+    else:
+        rounded = round(seconds, 1 if abs(seconds) < 60 else None)
     sign = "-" if rounded < 0 else ""
     return sign + format_duration(timedelta(seconds=abs(rounded))) if rounded else "0s"
 

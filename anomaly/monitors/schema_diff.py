@@ -108,38 +108,38 @@ def type_text(kind: Any) -> str:
     return str(name)
 
 
-def describe(
-    schema: Mapping[str, Any], near: Collection[str] | None = None, context: int = 2
-) -> str:
+def describe(schema: Mapping[str, Any], shown: Collection[str] | None = None) -> str:
     """The top-level columns in one line: ``id bigint, name string?`` (``?``: nullable); with
-    `near`, only the columns within `context` places of those (or of their parents), the rest
-    elided.
+    `shown`, only those columns, the others elided.
 
-    >>> fields = [{"name": n, "type": "long", "nullable": False} for n in "abcdefg"]
-    >>> describe({"fields": fields[:2]})
-    'a bigint, b bigint'
-    >>> describe({"fields": fields}, near=["d.x"], context=1)
-    '..., c bigint, d bigint, e bigint, ... (7 columns)'
+    >>> fields = [{"name": n, "type": "long", "nullable": False} for n in "abcd"]
+    >>> describe({"fields": fields[:2]}), describe({"fields": fields}, {"b", "c"})
+    ('a bigint, b bigint', '..., b bigint, c bigint, ... (4 columns)')
     """
     top = [c for c in flatten(schema) if not c.parent]
-    shown = [f"{c.path} {c.type}{'?' if c.nullable else ''}" for c in top]
-    if near is None:
-        return ", ".join(shown)
-    roots = {path.replace("[]", "").split(".")[0] for path in near}
-    keep = {
-        i + offset
-        for i, c in enumerate(top) if c.path in roots
-        for offset in range(-context, context + 1)
-    }  # fmt: skip
-    if not keep:
-        return ", ".join(shown)
     parts: list[str] = []
-    for i, text in enumerate(shown):
-        if i in keep:
-            parts.append(text)
+    for c in top:
+        if shown is None or c.path in shown:
+            parts.append(f"{c.path} {c.type}{'?' if c.nullable else ''}")
         elif not parts or parts[-1] != "...":
             parts.append("...")
-    return f"{', '.join(parts)} ({len(top)} columns)"
+    return ", ".join(parts) if shown is None else f"{', '.join(parts)} ({len(top)} columns)"
+
+
+def around(schema: Mapping[str, Any], paths: Collection[str], context: int = 2) -> set[str]:
+    """The top-level columns within `context` places of `paths` (or of their parents).
+
+    >>> fields = [{"name": n, "type": "long"} for n in "abcdefg"]
+    >>> sorted(around({"fields": fields}, ["d.x"], context=1))
+    ['c', 'd', 'e']
+    """
+    names = [c.path for c in flatten(schema) if not c.parent]
+    roots = {path.replace("[]", "").split(".")[0] for path in paths}
+    return {
+        names[j]
+        for i, name in enumerate(names) if name in roots
+        for j in range(max(i - context, 0), min(i + context + 1, len(names)))
+    }  # fmt: skip
 
 
 def diff(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[SchemaChange]:

@@ -140,3 +140,17 @@ def test_other_metrics_of_the_run_keep_their_own_pass(frame: DataFrame) -> None:
     health_value = context[ColumnHealth("i")].value
     assert isinstance(health_value, dict)
     assert context[Mean("i")].value == pytest.approx(health_value["mean"]) == 1.75
+
+
+def test_states_of_two_parts_merge_into_the_state_of_the_whole(frame: DataFrame) -> None:
+    analyzers = [ColumnHealth(c) for c in COLUMNS]
+
+    def states(df: DataFrame) -> dict[Any, Any]:
+        context = AnalysisRunner().on_data(df).add_analyzers(analyzers).keep_states().run()
+        return {a: context.states[(a, ())] for a in analyzers}
+
+    first, second = states(frame.where("g = 'DE'")), states(frame.where("g = 'FR'"))
+    whole = health(frame)
+    for analyzer in analyzers:
+        merged = analyzer.metric(first[analyzer].merge(second[analyzer])).value
+        assert merged == pytest.approx(whole[(analyzer.column, ())]), analyzer
