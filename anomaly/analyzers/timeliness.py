@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer, finite_or_none
 from anomaly.analyzers.columns import col, field_type
 from anomaly.analyzers.partly_judged import PartlyJudgedMetric
-from anomaly.analyzers.sketch_state import KllState
+from anomaly.analyzers.sketch_state import KllState, _SketchState
 from anomaly.analyzers.slot import Slot, SlotAnalyzer, SlotValues
-from anomaly.analyzers.state import State, check_same_kind
+from anomaly.analyzers.state import check_same_kind
 from anomaly.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -29,7 +27,7 @@ TIME_TYPES = ("timestamp", "timestamp_ntz", "date")
 
 
 @dataclass(frozen=True)
-class LatencyState(State):
+class LatencyState(_SketchState):
     """Latencies in seconds: how many, their sum, how many exceeded the threshold, the largest,
     and a KLL sketch of all of them (for percentiles)."""
 
@@ -53,18 +51,9 @@ class LatencyState(State):
             max(highest) if highest else None, sketch,
         )  # fmt: skip
 
-    def payload(self) -> bytes:
-        fields = dict(self.__dict__)
-        fields["sketch"] = None if self.sketch is None else base64.b64encode(self.sketch).decode()
-        return json.dumps(fields).encode()
-
-    @classmethod
-    def from_payload(cls, data: bytes) -> Self:
-        fields = json.loads(data)
-        if fields["sketch"] is not None:
-            fields["sketch"] = base64.b64decode(fields["sketch"])
-            KllState.read(fields["sketch"])  # corrupt bytes fail here, not at first use
-        return cls(**fields)
+    @staticmethod
+    def read(sketch: bytes) -> object:
+        return KllState.read(sketch)
 
     def quantile(self, q: float) -> float:
         """The approximate `q` quantile of the latencies (KLL rank error about 1.3%)."""
