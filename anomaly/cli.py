@@ -40,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(handler=handler)
         return sub
 
+    from anomaly.report.cli import add_ui_arguments
     from anomaly.service import commands as run
     from anomaly.service import query_commands as query
 
@@ -56,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = command("serve", "run the scheduled scans until SIGTERM/SIGINT", run.serve_command)
     _config_and_scans(serve)
+    add_ui_arguments(serve)
 
     fill = command(
         "backfill", "compute and judge past partitions (sources with a time_column)",
@@ -111,10 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from anomaly.backtest.cli import register as register_backtest
     from anomaly.monitors.cli import register as register_monitor
+    from anomaly.report.cli import register as register_report
     from anomaly.suggestion.cli import register as register_suggest
 
     register_suggest(commands)
     register_backtest(commands)
+    register_report(commands)
     register_monitor(commands)
     return parser
 

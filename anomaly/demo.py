@@ -15,6 +15,7 @@ from pathlib import Path
 
 from anomaly.demo_data import START, Incident, incidents, write_events
 from anomaly.errors import ConfigurationError
+from anomaly.report.page import write_report
 from anomaly.service.backfill import backfill
 from anomaly.service.loading import load_config
 from anomaly.service.progress import Progress
@@ -132,8 +133,10 @@ def run_demo(
         return int(ScanStatus.FAILED)
     found = [*history.partitions, today]
     plots = _plots(runner, root, found)
+    report = write_report(runner.repository, root / "report.html", title="anomaly demo")
     timings = (spark_seconds, history.seconds or 0.0, time.monotonic() - started)
     print(_summary(root, rows, days, timings, today, found, plots))
+    print(f"Report: {report} (open it in a browser; works offline)")
     return 0
 
 
@@ -193,10 +196,12 @@ def _summary(
         "Plots:",
         *(f"  {p}" for p in plots),
         "",
-        f"Files in {root}: anomaly.yml (the config), metrics.duckdb (the history), data/, plots/",
+        f"Files in {root}: anomaly.yml (the config), metrics.duckdb (the history), data/, plots/,"
+        " report.html",
         "Explore:",
         f"  anomaly anomalies -c {root / 'anomaly.yml'}",
         f"  anomaly history -c {root / 'anomaly.yml'} 'Size(*)'",
+        f"  anomaly serve {root / 'anomaly.yml'} --ui 127.0.0.1:8080",
         f"Done in {total_seconds:.0f} s.",
     ]
     return "\n".join(lines)

@@ -73,11 +73,18 @@ def backfill_command(args: argparse.Namespace) -> int:
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """Run the scheduled scans until SIGTERM/SIGINT."""
+    """Run the scheduled scans until SIGTERM/SIGINT (with ``--ui``, the web UI beside them)."""
+    from anomaly.report.cli import start_ui
+
     runner = runner_for(args)
     service = ScanService(runner, args.scan)
+    ui = start_ui(args, runner.config.repository)  # None without --ui
     LOG.info("serving %d scheduled scan(s): %s", len(service.names), ", ".join(service.names))
-    return service.serve_forever()
+    try:
+        return service.serve_forever()
+    finally:
+        if ui is not None:
+            ui.stop()
 
 
 def validate_command(args: argparse.Namespace) -> int:

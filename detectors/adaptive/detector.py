@@ -158,9 +158,12 @@ class Adaptive(MatrixDetector):
         return () if values is None else periods_from_values(values)
 
     def needed_history(self, periods: tuple[int, ...]) -> int:
-        """Earlier points a verdict needs: ``min_history``, and one whole cycle of the shortest
-        season (a first weekend, a first night, is new, not anomalous)."""
-        return max(self.min_history, min(periods, default=0))
+        """Earlier points a verdict needs: ``min_history``, and one whole cycle of the season
+        (a first weekend, a first night, is new, not anomalous; hourly points wait a week, so
+        the hour of day and the day of week are both known)."""
+        seasons = seasons_for_periods(periods)
+        cycle = max((stride * size for stride, size in seasons[0]), default=0) if seasons else 0
+        return max(self.min_history, cycle)
 
     @property
     def interval_independent(self) -> bool:
@@ -261,8 +264,7 @@ class Adaptive(MatrixDetector):
         k = np.full(z.shape, np.nan)
         if not needed.any():
             return p, k
-        logs = tails.log_likelihoods(np.where(informs, z, np.nan), fc.count, fc.outlier, limit,
-                                     decay)  # fmt: skip
+        logs = tails.log_likelihoods(np.where(informs, z, np.nan), fc.count, limit, decay)
         cells = np.nonzero(needed)
         own = logs[:, cells[0], cells[1]]
         last = np.zeros(z.shape[0], dtype=np.int64)

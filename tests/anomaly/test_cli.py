@@ -190,6 +190,9 @@ def test_the_demo_finds_the_injected_incidents_and_nothing_else(
     config = (tmp_path / "anomaly.yml").read_text()
     assert ("detector:" in config) is tuned  # the default config names no detector at all
     assert (tmp_path / "plots" / "size.png").read_bytes()[:4] == b"\x89PNG"
+    report = tmp_path / "report.html"
+    assert f"Report: {report}" in out
+    assert 1_000_000 < report.stat().st_size < 5_000_000  # BokehJS inside, under the 5 MB aim
     assert main(["validate-config", str(tmp_path / "anomaly.yml")]) == 0
     assert main(["demo", "--days", "10"]) == 3
     assert "--days must be at least 60" in capsys.readouterr().err

@@ -1,0 +1,265 @@
+"""The live UI's JSON API: query parameters checked strictly, answers as flat JSON rows.
+
+Each endpoint reads the repository's documented views through ``MetricsRepository.sql()`` (the
+shared-read lock, a read-only attachment). Rows are flat objects with an ISO ``time``, which
+charting tools take as they are (Grafana's Infinity data source: URL, JSON, no root selector).
+A bad parameter is an `ApiError` (HTTP 400) whose message names it, its value and what is
+allowed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from anomaly.errors import ConfigurationError
+from anomaly.report.encoding import number, plain
+from anomaly.report.snapshot import annotation_row
+from anomaly.service.periods import parse_time
+from anomaly.service.report import PROBLEMS
+from repository import ANNOTATION_KINDS, MetricsRepository
+from repository.results import fetch_arrow
+
+MAX_LIMIT = 10_000
+DEFAULT_LIMIT = 500
+
+
+class ApiError(ValueError):
+    """A request the API refuses (HTTP 400), with a message for the caller.
+
+    >>> Params({"limit": ["0"]}, {"limit"}).limit()
+    Traceback (most recent call last):
+    anomaly.report.api.ApiError: limit must be an integer from 1 to 10000, got '0'
+    """
+
+
+class Params:
+    """The query parameters of one request, each checked when read.
+
+    Parameters
+    ----------
+    values
+        Parameter name -> every value given for it.
+    allowed
+        The names this endpoint takes; any other name is refused.
+    """
+
+    def __init__(self, values: Mapping[str, Sequence[str]], allowed: set[str]) -> None:
+        unknown = sorted(set(values) - allowed)
+        if unknown:
+            raise ApiError(
+                f"unknown parameter {unknown[0]!r}; this endpoint takes: "
+                f"{', '.join(sorted(allowed)) or 'no parameters'}"
+            )
+        self.values = values
+
+    def one(self, name: str, required: bool = False) -> str | None:
+        """A parameter given at most once (and not empty)."""
+        given = self.values.get(name, [])
+        if len(given) > 1:
+            raise ApiError(f"{name} may be given once, got {len(given)} values")
+        if not given:
+            if required:
+                raise ApiError(f"{name} is required")
+            return None
+        if not given[0]:
+            raise ApiError(f"{name} must not be empty")
+        return given[0]
+
+    def many(self, name: str, allowed: Sequence[str] | None = None) -> list[str]:
+        """A repeatable parameter (``status=anomaly&status=error``, or comma-separated)."""
+        found = [v.strip() for given in self.values.get(name, []) for v in given.split(",")]
+        for value in found:
+            if allowed is not None and value not in allowed:
+                raise ApiError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+            if not value:
+                raise ApiError(f"{name} must not be empty")
+        return found
+
+    def time(self, name: str) -> datetime | None:
+        """An ISO time (UTC unless it has an offset), ``now``, ``today`` or ``yesterday``."""
+        text = self.one(name)
+        if text is None:
+            return None
+        try:
+            return parse_time(text)
+        except ConfigurationError as error:
+            raise ApiError(f"{name}: {error}") from None
+
+    def group(self) -> dict[str, str]:
+        """``group=COLUMN=VALUE`` (repeatable): the series' group must have these values."""
+        found = {}
+        for item in self.values.get("group", []):
+            column, sep, value = item.partition("=")
+            if not sep or not column:
+                raise ApiError(f"group takes COLUMN=VALUE, got {item!r}")
+            found[column] = value
+        return found
+
+    def limit(self) -> int:
+        """``limit``: 1 to ``MAX_LIMIT`` rows (default ``DEFAULT_LIMIT``)."""
+        text = self.one("limit")
+        if text is None:
+            return DEFAULT_LIMIT
+        if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+            raise ApiError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {text!r}")
+        return int(text)
+
+    def window(self) -> tuple[datetime | None, datetime | None]:
+        """``since`` and ``until`` (inclusive); ``since`` after ``until`` is refused."""
+        since, until = self.time("since"), self.time("until")
+        if since is not None and until is not None and since > until:
+            raise ApiError(f"since ({since.isoformat()}) is after until ({until.isoformat()})")
+        return since, until
+
+
+class _Where:
+    """AND-ed SQL conditions over one documented view, every value a bound parameter."""
+
+    def __init__(self) -> None:
+        self.clauses: list[str] = ["TRUE"]
+        self.params: list[Any] = []
+
+    def add(self, clause: str, *params: Any) -> None:
+        self.clauses.append(clause)
+        self.params.extend(params)
+
+    def common(self, alias: str, params: Params) -> None:
+        """``dataset``, ``scan``, ``since`` and ``until``, which every endpoint takes."""
+        dataset, scan = params.one("dataset"), params.one("scan")
+        if dataset is not None:
+            self.add(f"{alias}.dataset = ?", dataset)
+        if scan is not None:
+            self.add(f"{alias}.tags['scan'] = ?", scan)
+        since, until = params.window()
+        if since is not None:
+            self.add(f"{alias}.timestamp >= ?", since)
+        if until is not None:
+            self.add(f"{alias}.timestamp <= ?", until)
+
+    @property
+    def sql(self) -> str:
+        return " AND ".join(self.clauses)
+
+
+SERIES_PARAMS = {"metric", "dataset", "scan", "group", "since", "until"}
+
+
+def series_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
+    """Points of one metric (every matching dataset, scan and group), oldest first, with the
+    band and status of the (worst) verdict on each point."""
+    where = _Where()
+    where.add("h.metric_id = ?", params.one("metric", required=True))
+    where.common("h", params)
+    for column, value in params.group().items():
+        where.add("h.group_values[?] = ?", column, value)
+    sql = f"""
+        WITH judged AS (
+            SELECT run_id, metric_id, group_key, timestamp, lower, upper, status, detector
+            FROM anomaly_results
+            QUALIFY row_number() OVER (
+                PARTITION BY run_id, metric_id, group_key, timestamp
+                ORDER BY CASE status WHEN 'anomaly' THEN 0 WHEN 'error' THEN 1 ELSE 2 END) = 1)
+        SELECT h.timestamp AS time, h.dataset, h.tags['scan'] AS scan, h.metric_id AS metric,
+               h.group_values AS "group", h.value, v.lower, v.upper, v.status, v.detector
+        FROM metric_history h LEFT JOIN judged v ON v.run_id = h.run_id
+             AND v.metric_id = h.metric_id AND v.group_key = h.group_key
+             AND v.timestamp = h.timestamp
+        WHERE {where.sql}
+        ORDER BY h.dataset, scan, h.group_key, h.timestamp"""
+    return _rows(repo, sql, where.params)
+
+
+ANOMALY_PARAMS = {"metric", "dataset", "scan", "status", "since", "until", "limit"}
+
+
+def anomaly_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
+    """Verdicts, newest first: anomalies and failed metrics unless ``status`` says otherwise
+    (``status=all`` for every verdict; statuses are free text, ``VERDICT_STATUSES`` the usual)."""
+    statuses = params.many("status") or list(PROBLEMS)
+    where = _Where()
+    if "all" not in statuses:
+        where.add("list_contains(?::VARCHAR[], v.status)", statuses)
+    metrics = params.many("metric")
+    if metrics:
+        where.add("list_contains(?::VARCHAR[], v.metric_id)", metrics)
+    where.common("v", params)
+    sql = f"""
+        SELECT v.timestamp AS time, v.run_timestamp AS run_time, v.dataset,
+               v.tags['scan'] AS scan, v.metric_id AS metric, v.group_values AS "group", v.value,
+               v.lower, v.upper, v.status, v.detector, v.score, v.detail,
+               v.history_length AS history
+        FROM anomaly_results v WHERE {where.sql}
+        ORDER BY v.timestamp DESC, v.run_id DESC, v.metric_id LIMIT ?"""
+    return _rows(repo, sql, [*where.params, params.limit()])
+
+
+OUTCOME_PARAMS = {"dataset", "scan", "check", "status", "since", "until", "limit"}
+
+
+def outcome_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
+    """Check outcomes, newest first (``check`` and ``status`` repeatable)."""
+    where = _Where()
+    for name, column in (("check", "c.check_name"), ("status", "c.status")):
+        values = params.many(name)
+        if values:
+            where.add(f"list_contains(?::VARCHAR[], {column})", values)
+    where.common("c", params)
+    sql = f"""
+        SELECT c.timestamp AS time, c.dataset, c.tags['scan'] AS scan, c.check_name AS "check",
+               c.constraint_name AS "constraint", c.level, c.status, c.message,
+               c.metric_id AS metric, c.value, c.lower, c.upper, c.group_values AS "group"
+        FROM check_results c WHERE {where.sql}
+        ORDER BY c.timestamp DESC, c.run_id DESC, c.check_name, c.constraint_name LIMIT ?"""
+    return _rows(repo, sql, [*where.params, params.limit()])
+
+
+ANNOTATION_PARAMS = {"kind", "metric", "since", "until"}
+
+
+def annotation_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
+    """Annotations overlapping ``[since, until]`` of the given kinds and metric (or all)."""
+    kinds = params.many("kind", ANNOTATION_KINDS) or None
+    since, until = params.window()
+    found = repo.annotations(kinds=kinds, metric=params.one("metric"), after=since, before=until)
+    rows = []
+    for annotation in found:
+        row = annotation_row(annotation)
+        row["start"], row["end"] = _iso(annotation.start), _iso(annotation.end)
+        row["group"] = None if annotation.group is None else dict(annotation.group)
+        rows.append(row)
+    return rows
+
+
+def _rows(repo: MetricsRepository, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    """The query's rows with ISO times, groups as objects and numbers rounded."""
+    with repo.sql() as cur:
+        rows = fetch_arrow(cur, sql, params).to_pylist()
+    return [
+        {
+            key: _iso(value) if isinstance(value, datetime)
+            else _group(value) if key == "group"
+            else number(value) if isinstance(value, float)
+            else plain(value)
+            for key, value in row.items()
+        }
+        for row in rows
+    ]  # fmt: skip
+
+
+def _iso(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+        return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return str(value)
+
+
+def _group(values: Any) -> dict[str, Any]:
+    if values is None:
+        return {}
+    if isinstance(values, Mapping):
+        return dict(values)
+    return {k: v for k, v in values}  # Arrow returns a MAP as (key, value) pairs

@@ -1,0 +1,87 @@
+"""The overview: datasets with their freshness and open anomalies, scans with their last run.
+
+Columns of the scan log beyond ``reading.KNOWN_SCAN_LOG_COLUMNS`` (e.g. alert budget use,
+once scans record it) are passed through as they are, so the report shows them without knowing
+them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from anomaly.report.encoding import plain
+from anomaly.report.reading import KNOWN_SCAN_LOG_COLUMNS, RepositoryContents
+
+RECENT_RUNS = 14
+"""How many of each scan's latest executions the overview shows as a strip."""
+
+
+def dataset_rows(
+    contents: RepositoryContents, series: list[dict[str, Any]], open_by_series: dict[int, int]
+) -> list[dict[str, Any]]:
+    """One row per dataset: scans, metrics, groups, series, first and last point time,
+    when its last run was saved, and its open anomalies."""
+    names = sorted(set(contents.points["dataset"]) | set(contents.runs["dataset"]))
+    rows = []
+    for name in names:
+        points = contents.points[contents.points["dataset"] == name]
+        runs = contents.runs[contents.runs["dataset"] == name]
+        mine = [s for s in series if s["dataset"] == name]
+        rows.append(
+            {
+                "dataset": name,
+                "scans": sorted({s for s in runs["scan"] if s}),
+                "metrics": int(points["metric_id"].nunique()),
+                "groups": int(points["group_key"].nunique()),
+                "series": len(mine),
+                "points": len(points),
+                "first": _millis(points["ts"].min()),
+                "last": _millis(points["ts"].max()),
+                "saved": _millis(runs["saved_at"].max()),
+                "open": sum(open_by_series.get(s["id"], 0) for s in mine),
+            }
+        )
+    return rows
+
+
+def scan_rows(contents: RepositoryContents) -> tuple[list[dict[str, Any]], list[str]]:
+    """Per scan (newest run first): its last execution, counts and the statuses of its recent
+    runs; and the names of the extra scan-log columns shown with them."""
+    log = contents.scan_log
+    extra = [c for c in log.columns if c not in KNOWN_SCAN_LOG_COLUMNS]
+    datasets = (
+        contents.runs[contents.runs["scan"] != ""]
+        .groupby("scan")["dataset"]
+        .agg(lambda d: sorted(set(d)))
+        if len(contents.runs)
+        else pd.Series(dtype=object)
+    )
+    rows = []
+    for scan, runs in log.groupby("scan", sort=False):
+        last = runs.iloc[0]
+        rows.append(
+            {
+                "scan": str(scan),
+                "datasets": list(datasets.get(scan, [])),
+                "started": _millis(last["started_at"]),
+                "ended": _millis(last["ended_at"]),
+                "status": str(last["status"]),
+                "error": plain(last["error"]),
+                "runs": len(runs),
+                "failed": int((runs["status"] == "failed").sum()),
+                "recent": [str(s) for s in runs["status"].head(RECENT_RUNS)][::-1],
+                "extra": {c: plain(last[c]) for c in extra},
+            }
+        )
+    for scan in sorted(set(datasets.index) - {r["scan"] for r in rows}):
+        # Runs stored by a scan whose log was deleted, or by `backfill`/suites tagging a scan.
+        rows.append({"scan": scan, "datasets": list(datasets[scan]), "started": None,
+                     "ended": None, "status": "", "error": None, "runs": 0, "failed": 0,
+                     "recent": [], "extra": {}})  # fmt: skip
+    return rows, extra
+
+
+def _millis(value: Any) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)
