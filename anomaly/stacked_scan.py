@@ -43,7 +43,7 @@ class _Layout:
     def of(cls, slotted: list[tuple[SlotAnalyzer[Any], Slot]], chunk: int) -> _Layout:
         # Slots with the same inputs side by side: positions carry few inputs nobody reads.
         ordered = sorted(slotted, key=lambda pair: pair[1].inputs)
-        width = min(chunk, len(ordered))
+        width = max(min(chunk, len(ordered)), 1)
         members = [ordered[i : i + width] for i in range(0, len(ordered), width)] or [[]]
         inputs = [
             tuple(n for n in TYPES if any(n in c[j][1].inputs for c in members if j < len(c)))

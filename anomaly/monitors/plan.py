@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -14,12 +14,12 @@ from anomaly.monitors.columns import arrival_column, choose, leaf_columns
 from anomaly.monitors.freshness import NewestEvents, metric_id, modified, record
 from anomaly.monitors.one_sided import UpperOnly
 from anomaly.monitors.schema_diff import describe, diff, flatten
-from anomaly.service.config import MetricPlan, ServiceConfig
+from anomaly.service.config import SCAN_TAG, MetricPlan, ServiceConfig
 from anomaly.service.metric_spec import Severity
 from anomaly.service.monitor_config import Judged, MonitorsConfig
 from anomaly.service.periods import LENGTHS
 from anomaly.service.report import Finding, ScanReport
-from repository import AnomalyVerdict, MetricRecord, ResultKey
+from repository import DATASET_TAG, AnomalyVerdict, MetricRecord, ResultKey
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -36,13 +36,12 @@ detector raised two false alarms on the demo's table within days)."""
 
 @dataclass
 class MonitorRun:
-    """What the monitors of scan `scan` measure on a source of schema `schema`.
+    """What `monitors` measure on a source of schema `schema` (Spark's JSON of it).
 
     Built from the whole source (before a partition is chosen), so that a partition without
     rows is still measured: its volume is 0 and its freshness comes from earlier runs.
     """
 
-    scan: str
     monitors: MonitorsConfig
     schema: dict[str, Any]
     plans: list[MetricPlan]
@@ -50,7 +49,6 @@ class MonitorRun:
     period: str | None = None
     freshness: MetricPlan | None = None
     modified_at: datetime | None = None
-    columns: list[str] = field(default_factory=list)
 
     @classmethod
     def build(
@@ -65,7 +63,7 @@ class MonitorRun:
         where = f"scans.{name}.monitors"
         judging = _Judging(config, name)
         plans: list[MetricPlan] = []
-        if monitors.volume and Size() not in {p.analyzer for p in config.plans(name)}:
+        if monitors.volume and not any(p.analyzer == Size() for p in config.plans(name)):
             plans.append(judging.plan(Size(), monitors.volume, "volume"))
         schema = df.schema
         group_by = set(scan.group_by)
@@ -77,8 +75,7 @@ class MonitorRun:
             chosen = choose(candidates, options.include, options.exclude, f"{where}.columns", known)
             plans += [judging.plan(ColumnHealth(c), options, "columns") for c in chosen]
         time_column = source.time_column
-        run = cls(name, monitors, schema.jsonValue(), plans, time_column, source.partitioning)
-        run.columns = chosen
+        run = cls(monitors, schema.jsonValue(), plans, time_column, source.partitioning)
         if monitors.freshness:
             if time_column is not None and time_column not in chosen:
                 plans.append(judging.plan(ColumnHealth(time_column), None, "columns"))
@@ -223,8 +220,8 @@ def _timeliness(
     options = monitors.timeliness
     assert options is not None
     arrival = options.arrival_column or arrival_column(schema, time_column)
-    if arrival is None:
-        return None  # nothing says when records arrived: there is no latency to measure
+    if arrival is None or (time_column is None and options.arrival_column is None):
+        return None  # no arrival time, or no event time: there is no latency to measure
     if time_column is None:
         raise ConfigurationError(
             f"{where}.timeliness: the latency runs from the source's time_column, and this "
@@ -240,8 +237,5 @@ def _timeliness(
 
 
 def _previous_columns(repository: MetricsRepository, dataset: str, scan: str) -> list[str]:
-    from anomaly.service.config import SCAN_TAG
-    from repository import DATASET_TAG
-
     stored = repository.schemas(tags={DATASET_TAG: dataset, SCAN_TAG: scan}, last=1)
     return [c.path for c in flatten(stored[0].schema)] if stored else []
