@@ -1,10 +1,11 @@
 """The stacked scan: every slot analyzer of a run from one Spark aggregation.
 
-Each row of the data becomes a few rows of `CHUNK` slots each (Spark's ``stack``), and one
-aggregation grouped by chunk (and the run's groups) computes the same aggregates for every
-slot position. Neither the Spark job count nor the generated code grows with the number of
-columns: one wide aggregation over 200 columns' aggregates outgrew what the JVM compiles and
-cost several times more per value than at 50 (``bench/monitors.py`` measures both).
+Up to `WIDE_SLOTS` slots are aggregated side by side in one row. Beyond, each row of the data
+becomes one row per `CHUNK` slots (Spark's ``stack``), and one aggregation grouped by chunk (and
+the run's groups) computes the same aggregates for every slot position. Neither the Spark job
+count nor the generated code grows with the number of columns: one wide aggregation over 200
+columns' aggregates outgrew what the JVM compiles and cost several times more per value than at
+50 (``bench/monitors.py`` measures both).
 """
 
 from __future__ import annotations
@@ -22,8 +23,12 @@ from anomaly.spark import WIDE_CONF, runtime_conf
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
+WIDE_SLOTS = 64
+"""Up to this many slots are aggregated as one wide row, unstacked: the generated code still
+fits, and the rows are not multiplied."""
 CHUNK = 1
-"""Slots per stacked row (chosen with ``bench/monitors.py``)."""
+"""Slots per stacked row beyond `WIDE_SLOTS`: in ``bench/monitors.py``'s trials at 200 columns,
+one slot per row beat 10, 25 and 50 (2x), and one wide row (4x)."""
 HLL_LG_K = 12
 """Sketch size of the distinct counts, as `ApproxCountDistinct` (1.6% error)."""
 TRACKED = 1000
@@ -40,10 +45,12 @@ class _Layout:
     inputs: list[tuple[str, ...]]
 
     @classmethod
-    def of(cls, slotted: list[tuple[SlotAnalyzer[Any], Slot]], chunk: int) -> _Layout:
+    def of(
+        cls, slotted: list[tuple[SlotAnalyzer[Any], Slot]], chunk: int, wide: int
+    ) -> _Layout:
         # Slots with the same inputs side by side: positions carry few inputs nobody reads.
         ordered = sorted(slotted, key=lambda pair: pair[1].inputs)
-        width = max(min(chunk, len(ordered)), 1)
+        width = max(len(ordered) if len(ordered) <= wide else chunk, 1)
         members = [ordered[i : i + width] for i in range(0, len(ordered), width)] or [[]]
         inputs = [
             tuple(n for n in TYPES if any(n in c[j][1].inputs for c in members if j < len(c)))
@@ -72,32 +79,38 @@ def stacked_scan(
     analyzers: Sequence[SlotAnalyzer[Any]],
     groups: Sequence[str],
     chunk: int = CHUNK,
+    wide: int = WIDE_SLOTS,
 ) -> Outcome:
-    """States of all `analyzers` from ONE aggregation; when that job fails, the failing
-    analyzers are found by halving (their errors become failed metrics)."""
+    """States of all `analyzers` from ONE aggregation (one row of up to `wide` slots, else
+    `chunk` slots per stacked row); when that job fails, the failing analyzers are found by
+    halving (their errors become failed metrics)."""
     if not analyzers:
         return {}
     try:
         with runtime_conf(df.sparkSession, WIDE_CONF):
-            return _aggregate(df, analyzers, groups, chunk)
+            return _aggregate(df, analyzers, groups, chunk, wide)
     except Exception as error:  # a runtime error in one slot must not sink every metric
         if len(analyzers) == 1:
             return {(analyzers[0], ()): job_error_message(error)}
     middle = len(analyzers) // 2
     return {
-        **stacked_scan(df, analyzers[:middle], groups, chunk),
-        **stacked_scan(df, analyzers[middle:], groups, chunk),
+        **stacked_scan(df, analyzers[:middle], groups, chunk, wide),
+        **stacked_scan(df, analyzers[middle:], groups, chunk, wide),
     }
 
 
 def _aggregate(
-    df: DataFrame, analyzers: Sequence[SlotAnalyzer[Any]], groups: Sequence[str], chunk: int
+    df: DataFrame,
+    analyzers: Sequence[SlotAnalyzer[Any]],
+    groups: Sequence[str],
+    chunk: int,
+    wide: int,
 ) -> Outcome:
     from pyspark.sql import functions as F
 
     schema = df.schema
     slots = [(a, a.slot(schema)) for a in analyzers]
-    layout = _Layout.of([(a, s) for a, s in slots if s is not None and s.inputs], chunk)
+    layout = _Layout.of([(a, s) for a, s in slots if s is not None and s.inputs], chunk, wide)
     keys = [col(schema, g).alias(group_column(i)) for i, g in enumerate(groups)]
     names = layout.names()
     stacked = len(layout.members) > 1
