@@ -106,14 +106,20 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--tuned", action="store_true", help="judge with per-metric detectors, not the default"
     )
+    demo.add_argument(
+        "--monitors", action="store_true", help="zero-config monitors instead: 60 days of a "
+        "30-column table with schema drift, a stale day, late data...",
+    )  # fmt: skip
 
     from anomaly.backtest.cli import register as register_backtest
+    from anomaly.monitors.cli import register as register_monitor
     from anomaly.report.cli import register as register_report
     from anomaly.suggestion.cli import register as register_suggest
 
     register_suggest(commands)
     register_backtest(commands)
     register_report(commands)
+    register_monitor(commands)
     return parser
 
 
@@ -147,6 +153,10 @@ def _format(parser: argparse.ArgumentParser) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    if args.monitors:
+        from anomaly.monitors.demo import run_monitors_demo
+
+        return run_monitors_demo(directory=args.dir, master=args.master, quiet=args.quiet)
     from anomaly.demo import run_demo
 
     return run_demo(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from anomaly.analyzers.base import Analyzer, DataFrameAnalyzer, ScanShareableAnalyzer
 from anomaly.analyzers.columns import resolve
 from anomaly.analyzers.frequency import FrequencyAnalyzer
+from anomaly.analyzers.slot import SlotAnalyzer
 from anomaly.analyzers.state import State
 from anomaly.context import AnalyzerContext
 from anomaly.differential.merge import metrics_from_states
@@ -16,6 +17,7 @@ from anomaly.differential.partition_states import PartitionStates
 from anomaly.errors import AnalysisError, ConfigurationError, spark_error_message
 from anomaly.metrics import GroupKey, Metric, group_labels
 from anomaly.scan import FrequencySet, Outcome, frequency_metrics, frequency_states, shared_scan
+from anomaly.stacked_scan import stacked_scan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -132,8 +134,13 @@ class AnalysisRunner:
             )
         failures = self._preconditions(df)
         runnable = [a for a in self.analyzers if a not in failures]
-        shareable = [a for a in runnable if isinstance(a, ScanShareableAnalyzer)]
+        slotted = _stacked(runnable)
+        stacked = set(slotted)
+        shareable = [
+            a for a in runnable if isinstance(a, ScanShareableAnalyzer) and a not in stacked
+        ]
         outcome: Outcome = shared_scan(df, shareable, self.groups)
+        outcome.update(stacked_scan(df, slotted, self.groups))
         sets: dict[FrequencySet, list[FrequencyAnalyzer]] = {}
         for analyzer in runnable:
             if isinstance(analyzer, FrequencyAnalyzer):
@@ -197,6 +204,13 @@ class AnalysisRunner:
                 if isinstance(result, State):
                     states[(analyzer, group)] = result
         return AnalyzerContext(metrics, self.groups, states if self.states_kept else {})
+
+
+def _stacked(analyzers: Sequence[Analyzer[Any]]) -> list[SlotAnalyzer[Any]]:
+    """The slot analyzers for the stacked scan: none unless one of them can only run there,
+    else every one (the scan-shareable ones join it rather than start a pass of their own)."""
+    slotted = [a for a in analyzers if isinstance(a, SlotAnalyzer)]
+    return slotted if any(a.slot_only for a in slotted) else []
 
 
 def _metric(analyzer: Analyzer[Any], result: Any, labels: dict[str, str | None]) -> Metric:

@@ -30,6 +30,7 @@ from repository.query import MetricQuery
 from repository.records import MetricRecord, RunResult
 from repository.retention import DeletedRows
 from repository.scan_log import ScanLog
+from repository.schema_snapshots import StoredSchema
 from repository.state_store import AnalyzerState, StateStore
 from repository.verdicts import AnomalyVerdict
 
@@ -59,5 +60,6 @@ __all__ = [
     "ScanLog",
     "SchemaVersionError",
     "StateStore",
+    "StoredSchema",
     "UnstorableValueError",
 ]

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from types import TracebackType
+from typing import Any
 
 import pandas as pd
 
@@ -26,6 +27,7 @@ from repository.records import MetricRecord
 from repository.retention import DeletedRows, compact, delete_runs
 from repository.scan_log import ScanLog
 from repository.schema import open_schema, schema_version
+from repository.schema_snapshots import StoredSchema, load_schemas, save_schema
 from repository.state_store import StateStore
 from repository.transfer import export_parquet, import_parquet
 from repository.verdicts import AnomalyVerdict, load_verdicts, stage_verdicts, write_verdicts
@@ -271,6 +273,23 @@ class MetricsRepository:
             after=after,
             before=before,
         )
+
+    def save_schema(self, key: ResultKey, schema: Mapping[str, Any]) -> None:
+        """Store the source's schema at `key`'s run (a JSON object with a ``fields`` list, as
+        Spark's ``StructType.jsonValue()``), replacing that run's earlier snapshot."""
+        save_schema(self._connector, key, schema)
+
+    def schemas(
+        self,
+        *,
+        tags: Mapping[str, str] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+        last: int | None = None,
+    ) -> list[StoredSchema]:
+        """Stored schema snapshots of runs whose tags include `tags`, oldest first (only the
+        `last` newest when given); ``after``/``before`` are inclusive."""
+        return load_schemas(self._connector, tags=tags, after=after, before=before, last=last)
 
     def delete_runs(
         self,

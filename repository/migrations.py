@@ -273,6 +273,18 @@ CREATE TABLE annotation_groups (
 V4_COLUMNS = "ALTER TABLE anomaly_verdicts ADD COLUMN p_value DOUBLE;"
 
 
+# Version 5: one schema snapshot (the source's column names, types, nullability and order, as
+# Spark's StructType JSON) per run, for schema-change monitors. See ``schema_snapshots.py``.
+V5_TABLES = """
+CREATE TABLE schema_snapshots (
+    run_id BIGINT PRIMARY KEY,
+    schema_json VARCHAR NOT NULL,
+    column_count INTEGER NOT NULL,
+    saved_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "metric results in one table", ddl_step(V1_TABLES)),
     Migration(
@@ -282,5 +294,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(3, "annotations: incidents, expected changes and exclusions", ddl_step(V3_TABLES)),
     Migration(4, "p-values of anomaly verdicts", ddl_step(V4_COLUMNS)),
+    Migration(5, "schema snapshots per run", ddl_step(V5_TABLES)),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

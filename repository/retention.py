@@ -62,7 +62,14 @@ def delete_runs(
         listed = cur.dialect.member("run_id", "BIGINT", len(doomed))
         counts = {
             table: cur.changed(f"DELETE FROM {table} WHERE {listed}", [doomed])
-            for table in ("points", "check_outcomes", "anomaly_verdicts", "run_tags", "runs")
+            for table in (
+                "points",
+                "check_outcomes",
+                "anomaly_verdicts",
+                "schema_snapshots",
+                "run_tags",
+                "runs",
+            )
         }
         _delete_orphans(cur)
     return DeletedRows(

@@ -1,6 +1,6 @@
 """The current schema: the SQL views users query directly, and the version check run on open.
 
-Tables (version 4) are defined in ``migrations.py``; the views here are the documented, stable way
+Tables (version 5) are defined in ``migrations.py``; the views here are the documented, stable way
 to read a repository with plain SQL, e.g. with DuckDB (``duckdb metrics.duckdb``)::
 
     SELECT timestamp, value FROM metric_history
@@ -89,6 +89,10 @@ def view_definitions(d: Dialect) -> dict[str, str]:
                 SELECT annotation_id, {d.map_of("column_name", "value")} AS group_values
                 FROM annotation_groups GROUP BY annotation_id) g USING (annotation_id)""",
         "annotated_history": f"SELECT h.*, {', '.join(flags)} FROM metric_history h",
+        "schema_history": """
+            SELECT r.run_id, r.timestamp, r.dataset, r.tags, s.column_count, s.schema_json,
+                   s.saved_at
+            FROM schema_snapshots s JOIN run_overview r USING (run_id)""",
         "analyzer_state_index": """
             SELECT dataset, partition, metric_id, kind, format_version,
                    octet_length(payload) AS payload_bytes, updated_at

@@ -21,11 +21,13 @@ from anomaly.analyzers.mean import Mean, MeanState
 from anomaly.analyzers.mutual_information import MutualInformation
 from anomaly.analyzers.pattern_match import PatternMatch
 from anomaly.analyzers.predictability import Predictability
+from anomaly.analyzers.record_completeness import RecordCompleteness
 from anomaly.analyzers.size import Size
 from anomaly.analyzers.sketch_state import HllState, KllState
 from anomaly.analyzers.standard_deviation import MomentsState, StandardDeviation
 from anomaly.analyzers.state import CountState, MatchesState, State, state_from_bytes
 from anomaly.analyzers.sum import Sum
+from anomaly.analyzers.timeliness import LatencyState, Timeliness
 from anomaly.analyzers.unique_value_ratio import UniqueValueRatio
 from anomaly.analyzers.uniqueness import Uniqueness
 
@@ -49,6 +51,7 @@ __all__ = [
     "Histogram",
     "HllState",
     "KllState",
+    "LatencyState",
     "MatchesState",
     "MaxState",
     "Maximum",
@@ -60,11 +63,13 @@ __all__ = [
     "MutualInformation",
     "PatternMatch",
     "Predictability",
+    "RecordCompleteness",
     "ScanShareableAnalyzer",
     "Size",
     "StandardDeviation",
     "State",
     "Sum",
+    "Timeliness",
     "UniqueValueRatio",
     "Uniqueness",
     "state_from_bytes",

@@ -133,6 +133,18 @@ class Analyzer(ABC, Generic[S]):
             self.entity, self.instance, self.metric_name, self.metric_id, None, message, group or {}
         )
 
+    def condition(self) -> Column:
+        """The where filter as a Spark column (true when there is none)."""
+        from pyspark.sql import functions as F
+
+        return F.expr(self.where) if self.where else F.lit(True)
+
+    def filtered(self, column: Column) -> Column:
+        """`column` where the filter holds, else null (aggregates skip nulls)."""
+        from pyspark.sql import functions as F
+
+        return F.when(self.condition(), column) if self.where else column
+
     def nothing_to_measure(self, what: str = "rows") -> MetricComputationError:
         """The failure for an empty state, naming the filter so the user can see why."""
         scope = f" matching where: {self.where}" if self.where else ""
@@ -176,18 +188,6 @@ class ScanShareableAnalyzer(Analyzer[S]):
         A name must stand for one expression across all analyzers: derive it from what the
         expression depends on (see `projection_name`)."""
         return {}
-
-    def condition(self) -> Column:
-        """The where filter as a Spark column (true when there is none)."""
-        from pyspark.sql import functions as F
-
-        return F.expr(self.where) if self.where else F.lit(True)
-
-    def filtered(self, column: Column) -> Column:
-        """`column` where the filter holds, else null (aggregates skip nulls)."""
-        from pyspark.sql import functions as F
-
-        return F.when(self.condition(), column) if self.where else column
 
 
 def projection_name(kind: str, *parts: str) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
+from anomaly.analyzers.slot import Slot, SlotAnalyzer, SlotValues
 from anomaly.analyzers.state import CountState
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Size(ScanShareableAnalyzer[CountState]):
+class Size(ScanShareableAnalyzer[CountState], SlotAnalyzer[CountState]):
     """Number of rows.
 
     Examples
@@ -43,6 +44,14 @@ class Size(ScanShareableAnalyzer[CountState]):
 
     def state_from_row(self, values: Sequence[Any]) -> CountState:
         return CountState(int(values[0] or 0))
+
+    def slot(self, schema: StructType) -> Slot | None:
+        from pyspark.sql import functions as F
+
+        return Slot(flag=F.expr(self.where)) if self.where else None
+
+    def state_from_slot(self, values: SlotValues, schema: StructType) -> CountState:
+        return CountState(values.flagged if self.where else values.rows)
 
     def empty_state(self) -> CountState:
         return CountState.identity()

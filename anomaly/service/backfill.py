@@ -108,6 +108,7 @@ def _backfill(
             "has none"
         )
     df = read_source(runner.spark, scan.source, source)
+    monitor = runner.monitor(name, df)
     df = df.withColumn(PERIOD_COLUMN, period_of(df, scan.source, source))
     last = (
         period_start(until, source.period)
@@ -117,7 +118,7 @@ def _backfill(
     df = df.where(F.col(PERIOD_COLUMN) <= int(last.timestamp()))
     if since is not None:
         df = df.where(F.col(PERIOD_COLUMN) >= int(period_start(since, source.period).timestamp()))
-    plans = config.plans(name)
+    plans = config.plans(name) + (monitor.plans if monitor else [])
     per = " and ".join([source.period, *scan.group_by])
     progress.step(
         f"{name}: computing {len(plans)} metrics per {per} on {source.describe()} (one Spark job)"
@@ -130,6 +131,8 @@ def _backfill(
         raise AnomalyError("; ".join(errors) or f"no rows in {scan.source} before {last:%Y-%m-%d}")
     tags = runner.tags(name)
     repository = runner.repository
+    if monitor is not None:
+        partitions = monitor.backfilled(partitions, record_plans, repository, tags)
     progress.step(f"{name}: saving {len(partitions)} partitions and judging them in time order")
     reports = []
     with repository.session():
@@ -140,6 +143,8 @@ def _backfill(
         frame = history_frame(repository, tags, record_plans, last, after)
         for i, (when, records) in enumerate(partitions.items(), start=1):
             reports.append(runner.judge_run(name, when, frame, records, record_plans))
+            if monitor is not None:
+                monitor.complete(reports[-1], repository, ResultKey(when, tags))
             if i % 30 == 0 and i < len(partitions):
                 done = f"{i}/{len(partitions)} ({label(when, source.period)})"
                 progress.step(f"{name}: judged {done}")

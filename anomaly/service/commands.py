@@ -103,7 +103,8 @@ def validate_command(args: argparse.Namespace) -> int:
         if scan.stream is not None:
             window = format_duration(scan.stream.window)
             when = f"streaming, {window} windows, micro-batches every {scan.stream.trigger}"
-        print(f"  scan {name}: {len(scan.metrics)} metrics on {source.describe()}, {when}")
+        watched = f" and monitors {', '.join(scan.monitors.enabled)}" if scan.monitors else ""
+        print(f"  scan {name}: {len(scan.metrics)} metrics{watched} on {source.describe()}, {when}")
     if config.alerts:
         sinks = ", ".join(f"{n} ({s.type})" for n, s in config.alerts.items())
         print(f"  alerts      {sinks}")

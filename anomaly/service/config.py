@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from anomaly.analyzers import Analyzer
 from anomaly.errors import ConfigurationError
@@ -16,7 +16,8 @@ from anomaly.service.detector_spec import DetectorSpec
 from anomaly.service.durations import Duration
 from anomaly.service.metric_spec import MetricSpec, Severity
 from anomaly.service.model import ConfigModel, check_name
-from anomaly.service.problems import Problem, choice_error
+from anomaly.service.monitor_config import MonitorsConfig
+from anomaly.service.problems import Problem, choice_error, custom_error
 from anomaly.service.schedule import ScheduleSpec
 from anomaly.service.source_config import SourceConfig
 from anomaly.service.stream_config import StreamScanConfig, stream_problems
@@ -81,7 +82,9 @@ class SchedulerSettings(ConfigModel):
 
 
 class ScanConfig(ConfigModel):
-    """One scan: a source, its metrics (per ``group_by`` value), tags and an optional schedule.
+    """One scan: a source, its metrics and/or monitors (per ``group_by`` value), tags and an
+    optional schedule. ``monitors: auto`` alone watches volume, freshness, schema and columns
+    (``docs/monitors.md``).
 
     ``history_window`` limits the history loaded for detection (e.g. ``180d``); all by default.
     ``alert_budget`` caps the false alerts of all its series together (``{false_alerts_per_week:
@@ -94,7 +97,8 @@ class ScanConfig(ConfigModel):
     """
 
     source: str
-    metrics: list[MetricSpec] = Field(min_length=1)
+    metrics: list[MetricSpec] = []
+    monitors: MonitorsConfig | None = None
     group_by: Annotated[list[str], BeforeValidator(_as_list)] = []
     tags: Annotated[dict[str, str], BeforeValidator(_as_text)] = {}
     schedule: ScheduleSpec | None = None
@@ -112,6 +116,15 @@ class ScanConfig(ConfigModel):
         if SCAN_TAG in tags:
             raise ValueError(f"the tag {SCAN_TAG!r} is set by the service (the scan's name)")
         return tags
+
+    @model_validator(mode="after")
+    def _something_to_measure(self) -> ScanConfig:
+        if not self.metrics and self.monitors is None:
+            raise custom_error(
+                "a scan needs at least one metric, or monitors (e.g. monitors: auto)",
+                key="metrics",
+            )
+        return self
 
 
 @dataclass(frozen=True)

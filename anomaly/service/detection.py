@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -107,32 +107,39 @@ def judge(
     if window is not None:
         within &= frame["timestamp"] >= moment - window
     frame = without_exclusions(frame[within], moment)
-    current = frame[frame["timestamp"] == moment]
+    judged = [m for m, p in plans.items() if p.detector is not None]
+    current = frame[(frame["timestamp"] == moment) & frame["metric_id"].isin(judged)]
+    series = ["metric_id", "group"]
+    # The series with a point in this run and their history; one detector call per detector,
+    # not per metric: a monitored table has hundreds of series.
+    points = frame.merge(current[series].drop_duplicates(), on=series)
+    earlier = points.groupby(series)["timestamp"].nunique() - 1
+    needed = [plans[str(m)].min_history for m in earlier.index.get_level_values(0)]
+    short = earlier[earlier.to_numpy() < needed]
+    newest = current.groupby(series)["value"].last()
     verdicts: list[AnomalyVerdict] = []
-    for metric_id, now in current.groupby("metric_id", sort=True):
-        plan = plans.get(str(metric_id))
-        if plan is None or plan.detector is None:
-            continue
-        points = frame[(frame["metric_id"] == metric_id) & frame["group"].isin(now["group"])]
-        earlier = points.groupby("group")["timestamp"].nunique() - 1
-        short = earlier[earlier < plan.min_history]
-        for group, count in short.items():
-            value = float(now.loc[now["group"] == group, "value"].iloc[-1])
-            verdict = AnomalyVerdict(
-                str(metric_id), "insufficient_history", plan.detector_label, value=value,
-                detail=f"{count} earlier points; min_history is {plan.min_history}",
-                history_length=int(count), group=group_values(str(group)),
-            )  # fmt: skip
-            verdicts.append(verdict)
-        ready = points[~points["group"].isin(short.index)]
-        if ready.empty:
-            continue
+    for key, count in short.items():
+        metric_id, group = cast(tuple[str, str], key)
+        plan = plans[metric_id]
+        verdict = AnomalyVerdict(
+            str(metric_id), "insufficient_history", plan.detector_label,
+            value=float(newest[(metric_id, group)]),
+            detail=f"{count} earlier points; min_history is {plan.min_history}",
+            history_length=int(count), group=group_values(str(group)),
+        )  # fmt: skip
+        verdicts.append(verdict)
+    ready = points[~pd.MultiIndex.from_frame(points[series]).isin(short.index)]
+    batches: dict[int, list[str]] = {}
+    for metric_id in ready["metric_id"].unique():
+        batches.setdefault(id(plans[str(metric_id)].detector), []).append(str(metric_id))
+    for ids in batches.values():
+        batch = ready[ready["metric_id"].isin(ids)]
         result = detect_frame(
-            ready, plan.detector, by="group", newest_only=True, anomalies_only=False
+            batch, plans[ids[0]].detector, by=series, newest_only=True, anomalies_only=False
         )
         for row in result.itertuples(index=False):
-            verdicts.append(_verdict(str(metric_id), plan, row))
-    return verdicts
+            verdicts.append(_verdict(str(row.metric_id), plans[str(row.metric_id)], row))
+    return sorted(verdicts, key=lambda v: v.metric_id)
 
 
 HELD_BACK = "held_back"

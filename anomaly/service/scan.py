@@ -26,6 +26,8 @@ from repository import DATASET_TAG, MetricRecord, MetricsRepository, RepositoryE
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from anomaly.monitors.plan import MonitorRun
+
 LOG = logging.getLogger("anomaly.service")
 
 
@@ -152,9 +154,10 @@ class ScanRunner:
         source = self.config.sources[scan.source]
         spark = self.spark
         df = read_source(spark, scan.source, source)
+        monitor = self.monitor(name, df)
         if source.time_column is not None:
             df = restrict_to_period(df, scan.source, source, when)
-        plans = self.config.plans(name)
+        plans = self.config.plans(name) + (monitor.plans if monitor else [])
         metrics = f"{len(plans)} metric{'s' if len(plans) != 1 else ''}"
         self.progress.step(
             f"{name}: computing {metrics}{_per(scan.group_by)} on "
@@ -164,10 +167,14 @@ class ScanRunner:
         records = list(context)
         record_plans = plans_by_record(context, plans)
         key = ResultKey(when, self.tags(name))
+        if monitor is not None:
+            monitor.add_derived(records, record_plans, when, self.repository, key.tags)
         self.repository.save(key, records)
         after = when - scan.history_window if scan.history_window else None
         frame = history_frame(self.repository, key.tags, record_plans, when, after)
         report = self.judge_run(name, when, frame, records, record_plans)
+        if monitor is not None:
+            monitor.complete(report, self.repository, key)
         if not records or any(r.metric_id == "Size(*)" and r.value == 0 for r in records):
             report.notes.append(f"no rows in {scan.source} for {report.when}")
         return report
@@ -199,6 +206,14 @@ class ScanRunner:
         )
         report.budget = outcome
         return report
+
+    def monitor(self, name: str, df: DataFrame) -> MonitorRun | None:
+        """The monitors of scan `name` on the whole source `df` (None when it has none)."""
+        if self.config.scan(name).monitors is None:
+            return None
+        from anomaly.monitors.plan import MonitorRun  # the monitors build on this module
+
+        return MonitorRun.build(self.config, name, df, self.repository)
 
     def compute(
         self, name: str, df: DataFrame, plans: Sequence[MetricPlan], group_by: Sequence[str]

@@ -29,6 +29,7 @@ from anomaly.analyzers import (
     FrequencyState,
     HllState,
     KllState,
+    LatencyState,
     MatchesState,
     MaxState,
     MeanState,
@@ -121,6 +122,28 @@ def kll_state(data: Data) -> KllState:
     for value in data:
         sketch.update(value)
     return KllState(sketch.serialize())
+
+
+LATE = 100.0
+"""The threshold the latency states of these tests count late records against (seconds)."""
+
+
+def latency_state(data: Data) -> LatencyState:
+    sketch = kll_state(data).sketch if data else None
+    late = sum(v > LATE for v in data)
+    return LatencyState(len(data), float(math.fsum(data)), late, max(data, default=None), sketch)
+
+
+def latency_same(a: State, b: State) -> bool:
+    """Counts, sums and maximum exact; the sketch compared by what it estimates."""
+    assert isinstance(a, LatencyState) and isinstance(b, LatencyState)
+    exact = (a.count, a.total, a.late, a.maximum) == (b.count, b.total, b.late, b.maximum)
+    return exact and sketches_same(KllState(a.sketch), KllState(b.sketch))
+
+
+def latency_within_error(state: State, data: Data) -> bool:
+    assert isinstance(state, LatencyState)
+    return kll_within_error(KllState(state.sketch), data)
 
 
 FREQUENCY_SCHEMA = pa.schema([("_c0", pa.string()), ("_c1", pa.float64()), ("_cnt", pa.int64())])
@@ -227,6 +250,13 @@ KINDS: list[Kind] = [
         kll_within_error,
     ),
     Kind(
+        LatencyState,
+        st.lists(st.integers(-50, 500).map(float), max_size=120),
+        latency_state,
+        latency_same,
+        latency_within_error,
+    ),
+    Kind(
         FrequencyState,
         st.lists(
             st.tuples(
@@ -261,6 +291,7 @@ def sample(kind: Kind) -> State:
         DataTypeState: ["integral", "string", "unknown"],
         HllState: [1, 2, "x"],
         KllState: [1.0, 2.0, 3.0],
+        LatencyState: [30.0, 250.0, -5.0],
         FrequencyState: [("a", 1.5), ("a", 1.5), (None, math.nan), ("", None)],
     }[kind.cls]
     return kind.build(data)
@@ -299,7 +330,15 @@ def test_every_state_class_of_the_analyzers_is_covered() -> None:
 def round_trip_equal(kind: Kind, state: State) -> bool:
     """`state_from_bytes(state.to_bytes()) == state`; NaN fields compare equal to NaN."""
     back = state_from_bytes(state.to_bytes())
-    if kind.cls in (HllState, KllState, FrequencyState, CountState, MatchesState, DataTypeState):
+    if kind.cls in (
+        HllState,
+        KllState,
+        LatencyState,
+        FrequencyState,
+        CountState,
+        MatchesState,
+        DataTypeState,
+    ):
         return back == state
     return type(back) is type(state) and exactly(back, state)
 

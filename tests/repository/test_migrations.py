@@ -204,8 +204,10 @@ def test_a_version_3_repository_gains_verdict_p_values_keeping_its_verdicts(
     raw_sql(
         repo_location,
         "DROP VIEW anomaly_results",
+        "DROP VIEW schema_history",
+        "DROP TABLE schema_snapshots",
         "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
-        "DELETE FROM schema_version WHERE version = 4",
+        "DELETE FROM schema_version WHERE version >= 4",
     )
     with MetricsRepository(repo_location) as repo:
         assert repo.schema_version == LATEST_VERSION >= 4

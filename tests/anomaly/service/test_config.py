@@ -283,7 +283,8 @@ def with_detector(flow: str) -> str:
         (BASE.replace("[Size]", "[{analyzer: Size, severity: fatal}]"),
          "scans.daily.metrics[0].severity: must be one of 'warning' or 'error'; got 'fatal'"),
         (BASE.replace("[Size]", "[]"),
-         "scans.daily.metrics: list should have at least 1 item after validation, not 0"),
+         "scans.daily.metrics: a scan needs at least one metric, or monitors "
+         "(e.g. monitors: auto)"),
         (BASE.replace("    source: events", "    source: evnts"),
          "line 6, scans.daily.source: unknown source 'evnts' (did you mean 'events'?); "
          "allowed: events"),

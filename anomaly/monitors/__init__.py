@@ -1,0 +1,22 @@
+"""Zero-config monitors: volume, freshness, schema changes and column health of every table.
+
+``monitors: auto`` in a scan (or ``anomaly monitor PATH_OR_TABLE``) measures them all in one
+pass over the data and judges them like any other metric (``docs/monitors.md``).
+"""
+
+from anomaly.monitors.column_health import ColumnHealth
+from anomaly.monitors.health_state import ColumnHealthState
+from anomaly.monitors.one_sided import UpperOnly
+from anomaly.monitors.plan import MonitorRun
+from anomaly.monitors.schema_diff import SchemaChange, diff
+from anomaly.service.monitor_config import MonitorsConfig
+
+__all__ = [
+    "ColumnHealth",
+    "ColumnHealthState",
+    "MonitorRun",
+    "MonitorsConfig",
+    "SchemaChange",
+    "UpperOnly",
+    "diff",
+]

@@ -1,0 +1,53 @@
+"""``anomaly monitor PATH_OR_TABLE``: no config, history in the default repository."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from repository import MetricsRepository
+from tests.anomaly.monitors.test_scan import day, write_orders
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def monitor(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("ANOMALY_REPOSITORY", None)
+    return subprocess.run(
+        [sys.executable, "-m", "anomaly", "monitor", *args, "--master", "local[1]", "-q"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_monitor_a_path_with_backfill_then_its_last_day(tmp_path: Path) -> None:
+    write_orders(tmp_path / "orders", range(6))
+    done = monitor(tmp_path, "orders", "--time-column", "ts", "--backfill",
+                   "--at", day(5).isoformat(), "--format", "json")  # fmt: skip
+    assert done.returncode in (0, 1, 2), done.stderr
+    report = json.loads(done.stdout)
+    assert report["scan"] == "orders" and report["partition"] == "2026-03-06"
+    with MetricsRepository(tmp_path / "metrics.duckdb") as repo:
+        sizes = repo.history("Size(*)", tags={"dataset": "orders"})
+        assert len(sizes) == 6 and len(repo.schemas()) == 6
+    again = monitor(tmp_path, "orders", "--time-column", "ts", "--at", day(5).isoformat(),
+                    "--monitors", "volume,columns", "--include", "pr*")  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("orders 2026-03-06: 0 anomalies (2 metrics x 1 group")
+
+
+def test_bad_arguments_fail_before_spark(tmp_path: Path) -> None:
+    done = monitor(tmp_path, "orders.parquet", "--backfill")
+    assert done.returncode == 3
+    assert "--backfill needs --time-column" in done.stderr
+    unknown = monitor(tmp_path, "orders.parquet", "--monitors", "volume,colums")
+    assert unknown.returncode == 3
+    assert "scans.orders.monitors[1]: unknown monitor 'colums'" in unknown.stderr
+    left_out = monitor(tmp_path, "orders.parquet", "--monitors", "volume", "--include", "a*")
+    assert "--include and --exclude choose the columns of the columns monitor" in left_out.stderr
