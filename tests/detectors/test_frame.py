@@ -183,7 +183,8 @@ def test_vectorised_path_equals_the_per_group_series_path(
         # one of an interval holding just the newest point.
         rows = detect_series(points, detector, anomalies_only=False)
         if newest and not detector.interval_independent and len(rows):
-            rows = detect_series(points, detector, start=rows["time"].iloc[-1], anomalies_only=False)
+            newest_time = rows["time"].iloc[-1]
+            rows = detect_series(points, detector, start=newest_time, anomalies_only=False)
         if newest:
             rows = rows.iloc[-1:]
         expected.append(rows.rename(columns={"time": "timestamp"}).assign(board=board))
