@@ -46,10 +46,12 @@ from anomaly.analyzers import (
     Minimum,
     MutualInformation,
     PatternMatch,
+    RecordCompleteness,
     Size,
     StandardDeviation,
     State,
     Sum,
+    Timeliness,
     Uniqueness,
     UniqueValueRatio,
 )
@@ -60,7 +62,7 @@ from tests.anomaly.conftest import assert_clean_message, same_metric
 from tests.anomaly.test_states import KINDS, Kind, sample
 
 WHERE = "country = 'DE'"
-MULTI_VALUED = (ApproxQuantiles, DataType, Histogram)
+MULTI_VALUED = (ApproxQuantiles, DataType, Histogram, Timeliness)
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,22 @@ CONTRACTS = [
         "Histogram(country)",
         None,
         Histogram("country", max_bins=10),
+    ),
+    Contract(
+        lambda w: RecordCompleteness(("email", "country"), where=w),
+        "Multicolumn",
+        "email,country",
+        "RecordCompleteness(email, country)",
+        None,
+        RecordCompleteness(("email", "country"), valid="length(country) = 2"),
+    ),
+    Contract(
+        lambda w: Timeliness("event_time", "loaded_at", where=w),
+        "Multicolumn",
+        "event_time,loaded_at",
+        "Timeliness(event_time, loaded_at)",
+        None,
+        Timeliness("event_time", "loaded_at", threshold=3600),
     ),
 ]
 

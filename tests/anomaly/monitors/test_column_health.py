@@ -70,7 +70,8 @@ def test_each_type_has_its_measures(frame: DataFrame) -> None:
     assert found["t"]["latest"] == T0.replace(hour=9).timestamp()
     assert found["a"] == pytest.approx({"completeness": 0.8, "distinct_ratio": 1.0,
         "min_size": 0.0, "max_size": 2.0, "mean_size": 1.0, "empty_share": 0.25})  # fmt: skip
-    assert found["m"]["mean_size"] == 0.75 and found["m"]["distinct_ratio"] == 1.0
+    assert found["m"]["mean_size"] == 0.75
+    assert found["m"]["distinct_ratio"] == pytest.approx(1.0)  # a HyperLogLog estimate
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 16])
