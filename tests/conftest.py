@@ -1,14 +1,26 @@
-"""Session-scoped fixtures shared by every test package."""
+"""Session-scoped fixtures shared by every test package: one local Spark, and one throwaway
+PostgreSQL server per test process, for the tests that run on both repository backends.
+
+``repo_location`` is parametrised over ``BACKENDS``: a test using it is a contract both backends
+must meet. ``postgres_location`` gives a test (or a wider-scoped fixture) a schema of its own.
+"""
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+BACKENDS = ("duckdb", "postgresql")
 
 
 @pytest.fixture(scope="session")
@@ -19,3 +31,40 @@ def spark() -> Iterator[SparkSession]:
     session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[TemporaryCluster]:
+    """A PostgreSQL server for this test process (each xdist worker starts its own)."""
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip(
+            "PostgreSQL server binaries not found in /usr/lib/postgresql/<version>/bin: install "
+            "Debian's postgresql package to run the PostgreSQL backend tests"
+        )
+    with TemporaryCluster(bindir, TEST_SETTINGS) as cluster:
+        cluster.create_database("repositories")
+        before = os.environ.get("PGPASSWORD")
+        os.environ["PGPASSWORD"] = cluster.password  # as users should: never in the URL
+        try:
+            yield cluster
+        finally:
+            if before is None:
+                os.environ.pop("PGPASSWORD", None)
+            else:
+                os.environ["PGPASSWORD"] = before
+
+
+def postgres_location(cluster: TemporaryCluster) -> str:
+    """The URL of a new, empty schema: a repository of its own."""
+    schema = f"repo_{uuid.uuid4().hex[:12]}"
+    cluster.execute(f"CREATE SCHEMA {schema}", "repositories")
+    return cluster.url("repositories", schema)
+
+
+@pytest.fixture(params=BACKENDS)
+def repo_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a new repository goes: a DuckDB file, or a PostgreSQL schema."""
+    if request.param == "duckdb":
+        return tmp_path / "metrics.duckdb"
+    return postgres_location(request.getfixturevalue("postgres"))

@@ -1,10 +1,11 @@
 """The live UI's JSON API: query parameters checked strictly, answers as flat JSON rows.
 
-Each endpoint reads the repository's documented views through ``MetricsRepository.sql()`` (the
-shared-read lock, a read-only attachment). Rows are flat objects with an ISO ``time``, which
-charting tools take as they are (Grafana's Infinity data source: URL, JSON, no root selector).
-A bad parameter is an `ApiError` (HTTP 400) whose message names it, its value and what is
-allowed.
+Each endpoint reads the repository's documented views through ``MetricsRepository.sql()`` (on
+DuckDB the shared-read lock and a read-only attachment, on PostgreSQL a read-only transaction),
+with the store's SQL for what differs (``repo.dialect``): the same rows on both. Rows are flat
+objects with an ISO ``time``, which charting tools take as they are (Grafana's Infinity data
+source: URL, JSON, no root selector). A bad parameter is an `ApiError` (HTTP 400) whose message
+names it, its value and what is allowed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from anomaly.report.snapshot import annotation_row
 from anomaly.service.periods import parse_time
 from anomaly.service.report import PROBLEMS
 from repository import ANNOTATION_KINDS, MetricsRepository
+from repository.backends.dialects import Dialect
 from repository.results import fetch_arrow
 
 MAX_LIMIT = 10_000
@@ -114,10 +116,15 @@ class Params:
         return since, until
 
 
+_SCAN = "'scan'"
+"""The scan tag's name, as a SQL literal."""
+
+
 class _Where:
     """AND-ed SQL conditions over one documented view, every value a bound parameter."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect) -> None:
+        self.d = dialect
         self.clauses: list[str] = ["TRUE"]
         self.params: list[Any] = []
 
@@ -125,13 +132,17 @@ class _Where:
         self.clauses.append(clause)
         self.params.extend(params)
 
+    def among(self, column: str, values: list[str]) -> None:
+        """``column`` is one of ``values``."""
+        self.add(self.d.member(column, "VARCHAR", len(values)), values)
+
     def common(self, alias: str, params: Params) -> None:
         """``dataset``, ``scan``, ``since`` and ``until``, which every endpoint takes."""
         dataset, scan = params.one("dataset"), params.one("scan")
         if dataset is not None:
             self.add(f"{alias}.dataset = ?", dataset)
         if scan is not None:
-            self.add(f"{alias}.tags['scan'] = ?", scan)
+            self.add(f"{self.d.map_value(f'{alias}.tags', _SCAN)} = ?", scan)
         since, until = params.window()
         if since is not None:
             self.add(f"{alias}.timestamp >= ?", since)
@@ -149,25 +160,33 @@ SERIES_PARAMS = {"metric", "dataset", "scan", "group", "since", "until"}
 def series_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
     """Points of one metric (every matching dataset, scan and group), oldest first, with the
     band and status of the (worst) verdict on each point."""
-    where = _Where()
+    d = repo.dialect
+    where = _Where(d)
     where.add("h.metric_id = ?", params.one("metric", required=True))
     where.common("h", params)
     for column, value in params.group().items():
-        where.add("h.group_values[?] = ?", column, value)
+        where.add(f"{d.map_value('h.group_values', '?')} = ?", column, value)
+    # The worst verdict per point, the detector's name breaking ties (the same on both stores);
+    # a filter on row_number() rather than DuckDB's QUALIFY, which PostgreSQL lacks.
     sql = f"""
         WITH judged AS (
             SELECT run_id, metric_id, group_key, timestamp, lower, upper, status, detector
-            FROM anomaly_results
-            QUALIFY row_number() OVER (
-                PARTITION BY run_id, metric_id, group_key, timestamp
-                ORDER BY CASE status WHEN 'anomaly' THEN 0 WHEN 'error' THEN 1 ELSE 2 END) = 1)
-        SELECT h.timestamp AS time, h.dataset, h.tags['scan'] AS scan, h.metric_id AS metric,
-               h.group_values AS "group", h.value, v.lower, v.upper, v.status, v.detector
+            FROM (
+                SELECT run_id, metric_id, group_key, timestamp, lower, upper, status, detector,
+                       row_number() OVER (
+                           PARTITION BY run_id, metric_id, group_key, timestamp
+                           ORDER BY CASE status WHEN 'anomaly' THEN 0 WHEN 'error' THEN 1
+                                    ELSE 2 END, detector) AS worst
+                FROM anomaly_results) ranked
+            WHERE worst = 1)
+        SELECT h.timestamp AS time, h.dataset, {d.map_value("h.tags", _SCAN)} AS scan,
+               h.metric_id AS metric, h.group_values AS "group", h.value, v.lower, v.upper,
+               v.status, v.detector
         FROM metric_history h LEFT JOIN judged v ON v.run_id = h.run_id
              AND v.metric_id = h.metric_id AND v.group_key = h.group_key
              AND v.timestamp = h.timestamp
         WHERE {where.sql}
-        ORDER BY h.dataset, scan, h.group_key, h.timestamp"""
+        ORDER BY h.dataset, scan, h.group_key, h.timestamp, h.run_id, h.name"""
     return _rows(repo, sql, where.params)
 
 
@@ -178,20 +197,22 @@ def anomaly_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]
     """Verdicts, newest first: anomalies and failed metrics unless ``status`` says otherwise
     (``status=all`` for every verdict; statuses are free text, ``VERDICT_STATUSES`` the usual)."""
     statuses = params.many("status") or list(PROBLEMS)
-    where = _Where()
+    d = repo.dialect
+    where = _Where(d)
     if "all" not in statuses:
-        where.add("list_contains(?::VARCHAR[], v.status)", statuses)
+        where.among("v.status", statuses)
     metrics = params.many("metric")
     if metrics:
-        where.add("list_contains(?::VARCHAR[], v.metric_id)", metrics)
+        where.among("v.metric_id", metrics)
     where.common("v", params)
     sql = f"""
         SELECT v.timestamp AS time, v.run_timestamp AS run_time, v.dataset,
-               v.tags['scan'] AS scan, v.metric_id AS metric, v.group_values AS "group", v.value,
-               v.lower, v.upper, v.status, v.detector, v.score, v.detail,
-               v.history_length AS history
+               {d.map_value("v.tags", _SCAN)} AS scan, v.metric_id AS metric,
+               v.group_values AS "group", v.value, v.lower, v.upper, v.status, v.detector,
+               v.score, v.detail, v.history_length AS history
         FROM anomaly_results v WHERE {where.sql}
-        ORDER BY v.timestamp DESC, v.run_id DESC, v.metric_id LIMIT ?"""
+        ORDER BY v.timestamp DESC, v.run_id DESC, v.metric_id, v.group_key, v.detector
+        LIMIT ?"""
     return _rows(repo, sql, [*where.params, params.limit()])
 
 
@@ -200,18 +221,21 @@ OUTCOME_PARAMS = {"dataset", "scan", "check", "status", "since", "until", "limit
 
 def outcome_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
     """Check outcomes, newest first (``check`` and ``status`` repeatable)."""
-    where = _Where()
+    d = repo.dialect
+    where = _Where(d)
     for name, column in (("check", "c.check_name"), ("status", "c.status")):
         values = params.many(name)
         if values:
-            where.add(f"list_contains(?::VARCHAR[], {column})", values)
+            where.among(column, values)
     where.common("c", params)
     sql = f"""
-        SELECT c.timestamp AS time, c.dataset, c.tags['scan'] AS scan, c.check_name AS "check",
-               c.constraint_name AS "constraint", c.level, c.status, c.message,
-               c.metric_id AS metric, c.value, c.lower, c.upper, c.group_values AS "group"
+        SELECT c.timestamp AS time, c.dataset, {d.map_value("c.tags", _SCAN)} AS scan,
+               c.check_name AS "check", c.constraint_name AS "constraint", c.level, c.status,
+               c.message, c.metric_id AS metric, c.value, c.lower, c.upper,
+               c.group_values AS "group"
         FROM check_results c WHERE {where.sql}
-        ORDER BY c.timestamp DESC, c.run_id DESC, c.check_name, c.constraint_name LIMIT ?"""
+        ORDER BY c.timestamp DESC, c.run_id DESC, c.check_name, c.constraint_name, c.group_key
+        LIMIT ?"""
     return _rows(repo, sql, [*where.params, params.limit()])
 
 

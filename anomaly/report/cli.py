@@ -17,7 +17,8 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "series, anomalies, check outcomes and annotations (no Spark needed).",
     )
     parser.add_argument("config", nargs="?", metavar="CONFIG", help="the YAML config file")
-    parser.add_argument("-r", "--repository", metavar="FILE", help="a repository file instead")
+    parser.add_argument("-r", "--repository", metavar="FILE|URL",
+                        help="a repository file or PostgreSQL URL instead")  # fmt: skip
     parser.add_argument("-o", "--output", default="report.html", metavar="FILE",
                         help="where to write the report (default report.html)")  # fmt: skip
     parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
@@ -71,14 +72,15 @@ def start_ui(args: argparse.Namespace, repository: str) -> Any:
 
 
 def _repository_of(args: argparse.Namespace) -> Any:
-    """The repository of CONFIG or ``--repository`` (exactly one), opened to read."""
+    """The repository of CONFIG or ``--repository`` (exactly one, a file or a PostgreSQL URL),
+    opened to read."""
     from anomaly.report.opening import open_for_reading as open_path
     from anomaly.service.loading import load_config
 
     if (args.config is None) == (args.repository is None):
-        raise ConfigurationError("give either CONFIG or --repository FILE (exactly one)")
-    path = load_config(args.config).repository if args.config else args.repository
-    return open_path(path)
+        raise ConfigurationError("give either CONFIG or --repository FILE|URL (exactly one)")
+    location = load_config(args.config).repository if args.config else args.repository
+    return open_path(location)
 
 
 def _tags(args: argparse.Namespace) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """What the report reads: the repository's documented SQL views, as frames, in one read.
 
-Every query goes through ``MetricsRepository.sql()``: the file is attached read-only under the
-repository's shared lock (``repository/connection.py``), so a report never writes and never
-sees half of a run. Tag filters and every user value are bound parameters.
+Every query goes through ``MetricsRepository.sql()``: a DuckDB file is attached read-only under
+the repository's shared lock, a PostgreSQL repository read in one read-only transaction, so a
+report never writes and never sees half of a run. What differs between the two stores' SQL
+comes from ``repo.dialect``. Tag filters and every user value are bound parameters.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from repository import Annotation, MetricsRepository
+from repository.backends.dialects import Dialect
 from repository.results import Cursor, fetch_arrow, first_row
 
 KNOWN_SCAN_LOG_COLUMNS = ("scan_id", "scan", "started_at", "ended_at", "status", "error")
@@ -54,54 +56,67 @@ def read_contents(
     tags: Mapping[str, str] | None = None,
     outcome_limit: int = OUTCOME_LIMIT,
 ) -> RepositoryContents:
-    """Points, verdicts, newest outcomes, scan log, runs and annotations, read while the file
-    stays attached (so a concurrent writer waits and the parts agree)."""
+    """Points, verdicts, newest outcomes, scan log, runs and annotations, read in one go so the
+    parts agree: a DuckDB file stays attached (a concurrent writer waits); on PostgreSQL the
+    queries share one snapshot (the annotations, read by the repository, one of their own)."""
     wanted = dict(tags or {})
-    where, params = _tag_filter(wanted)
+    d = repo.dialect
     with repo.sql() as cur:
         annotations = repo.annotations(tags=wanted or None)
         flags = "h.incident, h.expected, h.excluded" if annotations else _NO_FLAGS
         source = "annotated_history" if annotations else "metric_history"
+        where, params = _tag_filter(d, "h.tags", wanted)
         points = _frame(
             cur,
-            f"""SELECT coalesce(h.dataset, '') AS dataset, coalesce(h.tags['scan'], '') AS scan,
-                       h.metric_id, h.name, h.group_key, epoch_ms(h.timestamp) AS ts, h.value,
-                       {flags}
-                FROM {source} h WHERE {where.format(t="h.tags")}""",
+            f"""SELECT coalesce(h.dataset, '') AS dataset, {_scan(d, "h")},
+                       h.metric_id, h.name, h.group_key, {d.epoch_ms("h.timestamp")} AS ts,
+                       h.value, {flags}
+                FROM {source} h WHERE {where}""",
             params,
         )
+        where, params = _tag_filter(d, "v.tags", wanted)
+        others = d.star(
+            "v",
+            _columns(cur, "anomaly_results"),
+            exclude=("dataset", "tags", "timestamp", "run_timestamp", "group_values"),
+        )
+        # Ties broken down to the detector: rows come in the same order on both stores.
         verdicts = _frame(
             cur,
-            f"""SELECT coalesce(v.dataset, '') AS dataset, coalesce(v.tags['scan'], '') AS scan,
-                       epoch_ms(v.timestamp) AS ts, epoch_ms(v.run_timestamp) AS run_ts,
-                       v.* EXCLUDE (dataset, tags, timestamp, run_timestamp, group_values)
-                FROM anomaly_results v WHERE {where.format(t="v.tags")}
-                ORDER BY v.timestamp, v.run_id""",
+            f"""SELECT coalesce(v.dataset, '') AS dataset, {_scan(d, "v")},
+                       {d.epoch_ms("v.timestamp")} AS ts, {d.epoch_ms("v.run_timestamp")} AS run_ts,
+                       {others}
+                FROM anomaly_results v WHERE {where}
+                ORDER BY v.timestamp, v.run_id, v.metric_id, v.group_key, v.detector""",
             params,
         )
-        outcome_where = f"WHERE {where.format(t='c.tags')}"
-        total = first_row(cur, f"SELECT count(*) FROM check_results c {outcome_where}", params)
+        where, params = _tag_filter(d, "c.tags", wanted)
+        total = first_row(cur, f"SELECT count(*) FROM check_results c WHERE {where}", params)
         outcome_total = int(total[0]) if total else 0
         outcomes = _frame(
             cur,
-            f"""SELECT coalesce(c.dataset, '') AS dataset, coalesce(c.tags['scan'], '') AS scan,
-                       epoch_ms(c.timestamp) AS ts, c.check_name, c.constraint_name, c.level,
+            f"""SELECT coalesce(c.dataset, '') AS dataset, {_scan(d, "c")},
+                       {d.epoch_ms("c.timestamp")} AS ts, c.check_name, c.constraint_name, c.level,
                        c.status, c.message, c.metric_id, c.value, c.lower, c.upper, c.group_key
-                FROM check_results c {outcome_where}
-                ORDER BY c.timestamp DESC, c.run_id DESC LIMIT ?""",
+                FROM check_results c WHERE {where}
+                ORDER BY c.timestamp DESC, c.run_id DESC, c.check_name, c.constraint_name,
+                         c.group_key
+                LIMIT ?""",
             [*params, int(outcome_limit)],
         )
+        times = {column: d.epoch_ms(column) for column in ("started_at", "ended_at")}
         scan_log = _frame(
             cur,
-            "SELECT * REPLACE (epoch_ms(started_at) AS started_at, epoch_ms(ended_at) AS ended_at)"
+            f"SELECT {d.star('', _columns(cur, 'scan_log'), replace=times)}"
             " FROM scan_log ORDER BY started_at DESC, scan_id DESC",
             [],
         )
+        where, params = _tag_filter(d, "r.tags", wanted)
         runs = _frame(
             cur,
-            f"""SELECT coalesce(r.dataset, '') AS dataset, coalesce(r.tags['scan'], '') AS scan,
-                       epoch_ms(r.timestamp) AS ts, epoch_ms(r.saved_at) AS saved_at
-                FROM run_overview r WHERE {where.format(t="r.tags")}""",
+            f"""SELECT coalesce(r.dataset, '') AS dataset, {_scan(d, "r")},
+                       {d.epoch_ms("r.timestamp")} AS ts, {d.epoch_ms("r.saved_at")} AS saved_at
+                FROM run_overview r WHERE {where}""",
             params,
         )
     return RepositoryContents(
@@ -112,13 +127,29 @@ def read_contents(
 _NO_FLAGS = "false AS incident, false AS expected, false AS excluded"
 
 
-def _tag_filter(tags: Mapping[str, str]) -> tuple[str, list[Any]]:
-    """A condition template (``{t}`` is the tags column) and its parameters."""
+def _scan(d: Dialect, alias: str) -> str:
+    """The ``scan`` tag of the rows of ``alias`` (``''`` when absent)."""
+    tag = d.map_value(f"{alias}.tags", "'scan'")
+    return f"coalesce({tag}, '') AS scan"
+
+
+def _tag_filter(d: Dialect, column: str, tags: Mapping[str, str]) -> tuple[str, list[Any]]:
+    """A condition on the tags ``column`` (the runs having all of ``tags``) and its parameters.
+
+    >>> from repository.backends.dialects import DUCKDB
+    >>> _tag_filter(DUCKDB, "r.tags", {"scan": "daily"})
+    ('TRUE AND r.tags[?] = ?', ['scan', 'daily'])
+    """
     clauses, params = ["TRUE"], []
     for name, value in tags.items():
-        clauses.append("{t}[?] = ?")
+        clauses.append(f"{d.map_value(column, '?')} = ?")
         params += [name, value]
     return " AND ".join(clauses), params
+
+
+def _columns(cur: Cursor, relation: str) -> list[str]:
+    """The columns of a view or table, in order (``Dialect.star`` lists them on PostgreSQL)."""
+    return list(fetch_arrow(cur, f"SELECT * FROM {relation} LIMIT 0").column_names)
 
 
 def _frame(cur: Cursor, sql: str, params: list[Any]) -> pd.DataFrame:

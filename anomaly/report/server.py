@@ -1,9 +1,11 @@
 """The live, read-only web UI: the report's pages and a JSON API over a repository, on Starlette.
 
 * Read-only: only GET and HEAD exist; any other method is 405 on every path. Every read goes
-  through ``MetricsRepository.sql()`` (shared lock, read-only attachment); nothing writes.
+  through ``MetricsRepository.sql()`` (shared lock and read-only attachment of a DuckDB file, a
+  read-only transaction on PostgreSQL); nothing writes.
 * The page is the report (``page.render_page``) built from a snapshot that is cached while the
-  repository file is unchanged, with the scripts served from ``/assets/``.
+  repository file is unchanged (on PostgreSQL, rebuilt per request), with the scripts served
+  from ``/assets/``.
 * Optional bearer token: ``Authorization: Bearer TOKEN``, or once ``/?token=TOKEN`` in a
   browser, which sets an HttpOnly cookie and redirects to ``/`` (so the token leaves the
   address bar). The token is compared in constant time and never logged (uvicorn's access log is
@@ -34,6 +36,7 @@ from anomaly.report.encoding import script_json
 from anomaly.report.page import render_page
 from anomaly.report.snapshot import collect_snapshot
 from repository import MetricsRepository, RepositoryError
+from repository.backends import is_url
 
 LOG = logging.getLogger("anomaly.report")
 COOKIE = "anomaly_ui_token"
@@ -72,7 +75,7 @@ class SnapshotCache:
 
     def get(self) -> dict[str, Any]:
         """The snapshot, rebuilt if the file's size, modification time or inode changed (an
-        in-memory repository has no file: rebuilt every time)."""
+        in-memory or PostgreSQL repository has no file: rebuilt every time)."""
         with self._lock:
             key = self._file_key()
             if key is None or key != self._key:
@@ -81,7 +84,7 @@ class SnapshotCache:
             return self._snapshot
 
     def _file_key(self) -> tuple[int, ...] | None:
-        if self.repo.path == ":memory:":
+        if self.repo.path == ":memory:" or is_url(self.repo.path):
             return None
         try:
             info = os.stat(self.repo.path)

@@ -11,6 +11,8 @@ epoch milliseconds  ``epoch_ms(ts)``                ``floor(extract(epoch FROM t
 timestamp of ms     ``make_timestamptz(ms * 1000)`` ``to_timestamp(0) + ms * 1 millisecond``
 list membership     ``list_contains(?, col)``       ``col = ANY(?)``
 text map (views)    ``MAP(VARCHAR, VARCHAR)``       ``jsonb`` object
+map value           ``col['key']``                  ``(col ->> 'key') COLLATE "C"``
+columns of ``*``    ``*`` ``EXCLUDE``/``REPLACE``    the columns listed, by name
 latest per series   ``arg_max`` aggregation         ``DISTINCT ON (series_id)``
 column types (DDL)  as written                      ``VARCHAR`` -> ``TEXT COLLATE "C"``,
                                                     ``DOUBLE`` -> ``DOUBLE PRECISION``,
@@ -26,6 +28,7 @@ whatever the database's locale, so every listing comes back in the same order on
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -72,8 +75,34 @@ class Dialect:
         return "MAP()::MAP(VARCHAR, VARCHAR)"
 
     def map_value(self, column: str, key: str) -> str:
-        """The value of text ``key`` (a SQL string literal) in a map column."""
+        """The value of text ``key`` (a SQL string literal or a ``?``) in a map column."""
         return f"{column}[{key}]"
+
+    def star(
+        self,
+        alias: str,
+        columns: Sequence[str],
+        exclude: Collection[str] = (),
+        replace: Mapping[str, str] | None = None,
+    ) -> str:
+        """Every column of relation ``alias`` (``""``: of the only one) in its order, but those
+        in ``exclude``, and those in ``replace`` (column -> expression) computed instead.
+
+        ``columns`` are the relation's columns (e.g. of ``SELECT * ... LIMIT 0``): PostgreSQL
+        has no ``EXCLUDE``/``REPLACE`` and lists them; DuckDB's ``*`` does not need them, so a
+        column added later still comes through.
+
+        >>> DUCKDB.star("v", ["a", "b", "c"], exclude=["b"], replace={"c": "c + 1"})
+        'v.* EXCLUDE (b) REPLACE (c + 1 AS c)'
+        >>> POSTGRES.star("v", ["a", "b", "c"], exclude=["b"], replace={"c": "c + 1"})
+        'v."a", c + 1 AS "c"'
+        """
+        star = f"{alias}.*" if alias else "*"
+        if exclude:
+            star += f" EXCLUDE ({', '.join(exclude)})"
+        if replace:
+            star += f" REPLACE ({', '.join(f'{sql} AS {name}' for name, sql in replace.items())})"
+        return star
 
     def ddl(self, text: str) -> str:
         """``CREATE`` statements written with DuckDB's type names, for this store."""
@@ -138,7 +167,22 @@ class PostgresDialect(Dialect):
         return "'{}'::jsonb"
 
     def map_value(self, column: str, key: str) -> str:
-        return f"{column} ->> {key}"
+        # jsonb text has the database's collation: "C" sorts it by code point, as DuckDB does.
+        return f'({column} ->> {key}) COLLATE "C"'
+
+    def star(
+        self,
+        alias: str,
+        columns: Sequence[str],
+        exclude: Collection[str] = (),
+        replace: Mapping[str, str] | None = None,
+    ) -> str:
+        prefix, computed = f"{alias}." if alias else "", replace or {}
+        return ", ".join(
+            f"{computed[name]} AS {_quoted(name)}" if name in computed else prefix + _quoted(name)
+            for name in columns
+            if name not in exclude
+        )
 
     def ddl(self, text: str) -> str:
         for pattern, replacement in _PG_TYPES:
@@ -175,6 +219,12 @@ class PostgresDialect(Dialect):
             WHERE {where}
             ORDER BY p.series_id, r.ts DESC, r.run_id DESC) newest
         ORDER BY metric_id, entity, instance, name, group_key"""
+
+
+def _quoted(name: str) -> str:
+    """``name`` as a quoted SQL identifier."""
+    escaped = name.replace('"', '""')
+    return f'"{escaped}"'
 
 
 DUCKDB = Dialect()

@@ -1,5 +1,6 @@
 """Fixtures of the repository tests: real DuckDB files on ``tmp_path``, and a real PostgreSQL
-server per test process (a throwaway cluster) with a schema of its own per test.
+server per test process (a throwaway cluster, ``postgres`` in ``tests/conftest.py``) with a
+schema of its own per test.
 
 ``repo`` and ``repo_location`` are parametrised over both backends: every test using them is the
 contract both must meet. ``repo_path`` is a DuckDB file, for the tests of the file backend.
@@ -14,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -24,9 +24,9 @@ import psycopg
 import pytest
 
 from repository import MetricRecord, MetricsRepository, ResultKey
-from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
+from tests.conftest import BACKENDS as BACKENDS
+from tests.conftest import postgres_location as postgres_location
 
-BACKENDS = ("duckdb", "postgresql")
 ROOT = Path(__file__).resolve().parents[2]
 
 DAY0 = datetime(2024, 5, 1, tzinfo=UTC)
@@ -128,43 +128,6 @@ def kill_inside_the_write(writing: Callable[[], bool], *args: str) -> str:
         process.wait()
     assert process.returncode == -signal.SIGKILL
     return output
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[TemporaryCluster]:
-    """A PostgreSQL server for this test process (each xdist worker starts its own)."""
-    bindir = find_bindir()
-    if bindir is None:
-        pytest.skip(
-            "PostgreSQL server binaries not found in /usr/lib/postgresql/<version>/bin: install "
-            "Debian's postgresql package to run the PostgreSQL backend tests"
-        )
-    with TemporaryCluster(bindir, TEST_SETTINGS) as cluster:
-        cluster.create_database("repositories")
-        before = os.environ.get("PGPASSWORD")
-        os.environ["PGPASSWORD"] = cluster.password  # as users should: never in the URL
-        try:
-            yield cluster
-        finally:
-            if before is None:
-                os.environ.pop("PGPASSWORD", None)
-            else:
-                os.environ["PGPASSWORD"] = before
-
-
-def postgres_location(cluster: TemporaryCluster) -> str:
-    """The URL of a new, empty schema: a repository of its own."""
-    schema = f"repo_{uuid.uuid4().hex[:12]}"
-    cluster.execute(f"CREATE SCHEMA {schema}", "repositories")
-    return cluster.url("repositories", schema)
-
-
-@pytest.fixture(params=BACKENDS)
-def repo_location(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
-    """Where a new repository goes: a DuckDB file, or a PostgreSQL schema."""
-    if request.param == "duckdb":
-        return tmp_path / "metrics.duckdb"
-    return postgres_location(request.getfixturevalue("postgres"))
 
 
 @pytest.fixture

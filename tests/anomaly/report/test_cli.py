@@ -70,7 +70,7 @@ def test_report_reads_the_repository_of_a_config(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["report"], "give either CONFIG or --repository FILE (exactly one)"),
+        (["report"], "give either CONFIG or --repository FILE|URL (exactly one)"),
         (["report", "a.yml", "-r", "m.duckdb"], "give either CONFIG or --repository FILE"),
         (["report", "-r", "missing.duckdb"], "repository 'missing.duckdb' does not exist"),
         (["report", "-r", ":memory:"], "an in-memory repository belongs to the process"),
