@@ -87,8 +87,7 @@ def stacked_scan(
     if not analyzers:
         return {}
     try:
-        with runtime_conf(df.sparkSession, WIDE_CONF):
-            return _aggregate(df, analyzers, groups, chunk, wide)
+        return _aggregate(df, analyzers, groups, chunk, wide)
     except Exception as error:  # a runtime error in one slot must not sink every metric
         if len(analyzers) == 1:
             return {(analyzers[0], ()): job_error_message(error)}
@@ -126,7 +125,12 @@ def _aggregate(
         aggregates += _aggregates(j, inputs)
     by = [F.col(group_column(i)) for i in range(len(groups))]
     by += [F.col(CHUNK_COLUMN)] if stacked else []
-    result = data.groupBy(*by).agg(*aggregates).collect()
+    # Stacked rows carry few fields but the scan many: keep its code generation (`WIDE_CONF`).
+    # One wide row's projection compiled into one method is too large for the JIT: ~1.4x the
+    # time of Spark's default, which projects it with generated code split into small methods.
+    conf = WIDE_CONF if stacked else {}
+    with runtime_conf(df.sparkSession, conf):
+        result = data.groupBy(*by).agg(*aggregates).collect()
     outcome: Outcome = {}
     width = len(groups)
     for row in result:

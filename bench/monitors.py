@@ -7,9 +7,10 @@ aggregates per column directly (row count, non-null count, HLL sketch of the has
 the value, its length or epoch seconds: count, min, max, sum, population variance, KLL sketch,
 zero and negative counts; for text the top values). The floor runs with Spark's default
 settings and with whole-stage code generation kept on for wide rows (``WIDE_CONF``); the faster
-of the two is the floor. Spark jobs are counted for our pass. A floor run still going after
-``--floor-timeout`` seconds is cancelled and counted as that long (so the ratio is an upper
-bound: one wide aggregation of a few hundred columns' aggregates can take hours).
+of the two is the floor; ours is the faster of two runs likewise. Spark jobs are counted for
+one pass of ours. A floor run still going after ``--floor-timeout`` seconds is cancelled and
+counted as that long (so the ratio is an upper bound: one wide aggregation of a few hundred
+columns' aggregates can take hours).
 
 Prints the table and writes bench/results/monitors.json.
 
@@ -125,7 +126,10 @@ def measure(
                 if not measured:  # compile and load once, before anything is timed
                     ours(df.limit(1000))
                     floor(df.limit(1000))
-                jobs, (seconds, _) = spark_jobs(spark, lambda df=df: timed(lambda: ours(df)))
+                # Best of two, as the floor is (two settings): a query's first run pays for
+                # compiling its generated code, and the floor's second run does not.
+                jobs, (first, _) = spark_jobs(spark, lambda df=df: timed(lambda: ours(df)))
+                seconds = min(first, timed(lambda df=df: ours(df))[0])
                 default, default_cut = bounded(spark, lambda df=df: floor(df), limit)
                 with runtime_conf(spark, WIDE_CONF):
                     wide, wide_cut = bounded(spark, lambda df=df: floor(df), limit)
