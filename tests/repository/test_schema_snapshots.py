@@ -18,8 +18,8 @@ def schema(*names: str, kind: str = "long") -> dict[str, Any]:
     return {"type": "struct", "fields": fields}
 
 
-def test_snapshots_come_back_oldest_first_per_dataset(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as repo:
+def test_snapshots_come_back_oldest_first_per_dataset(repo_location: str | Path) -> None:
+    with MetricsRepository(repo_location) as repo:
         repo.save_schema(key(0), schema("a"))
         repo.save_schema(key(1), schema("a", "b"))
         repo.save_schema(key(1, dataset="users"), schema("id"))
@@ -30,8 +30,8 @@ def test_snapshots_come_back_oldest_first_per_dataset(repo_path: Path) -> None:
     assert stored[1].tags == {"dataset": "orders"}
 
 
-def test_last_and_time_bounds_pick_the_newest_before_a_run(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as repo:
+def test_last_and_time_bounds_pick_the_newest_before_a_run(repo_location: str | Path) -> None:
+    with MetricsRepository(repo_location) as repo:
         for n in range(4):
             repo.save_schema(key(n), schema(*[f"c{i}" for i in range(n + 1)]))
         previous = repo.schemas(tags={"dataset": "orders"}, before=day(2), last=1)
@@ -40,8 +40,10 @@ def test_last_and_time_bounds_pick_the_newest_before_a_run(repo_path: Path) -> N
     assert [s.timestamp for s in window] == [day(1), day(2)]
 
 
-def test_saving_a_run_again_replaces_its_snapshot_and_keeps_its_metrics(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as repo:
+def test_saving_a_run_again_replaces_its_snapshot_and_keeps_its_metrics(
+    repo_location: str | Path,
+) -> None:
+    with MetricsRepository(repo_location) as repo:
         repo.save(key(0), [size(10.0)])
         repo.save_schema(key(0), schema("a"))
         repo.save_schema(key(0), schema("a", "b"))
@@ -52,8 +54,8 @@ def test_saving_a_run_again_replaces_its_snapshot_and_keeps_its_metrics(repo_pat
     assert rows == [("orders", 2)]
 
 
-def test_deleting_runs_deletes_their_snapshots(repo_path: Path) -> None:
-    with MetricsRepository(repo_path) as repo:
+def test_deleting_runs_deletes_their_snapshots(repo_location: str | Path) -> None:
+    with MetricsRepository(repo_location) as repo:
         repo.save_schema(key(0), schema("a"))
         repo.save_schema(key(1), schema("b"))
         repo.delete_runs(before=day(0))
