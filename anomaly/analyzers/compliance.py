@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from anomaly.analyzers.base import ScanShareableAnalyzer
 from anomaly.analyzers.columns import nested_references
-from anomaly.analyzers.state import MatchesState
+from anomaly.analyzers.row_share import RowShareAnalyzer
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -16,7 +14,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Compliance(ScanShareableAnalyzer[MatchesState]):
+class Compliance(RowShareAnalyzer):
     """Fraction of rows where `predicate` (Spark SQL) is true; null counts as not satisfied.
 
     The predicate is SQL: quote awkward names in it yourself (```first name` > 0``). `columns`
@@ -67,14 +65,3 @@ class Compliance(ScanShareableAnalyzer[MatchesState]):
 
         hit = F.when(F.expr(self.sql(schema)), 1).otherwise(0)
         return [F.sum(self.filtered(hit)), F.count(self.filtered(F.lit(1)))]
-
-    def state_from_row(self, values: Sequence[Any]) -> MatchesState:
-        return MatchesState(int(values[0] or 0), int(values[1] or 0))
-
-    def empty_state(self) -> MatchesState:
-        return MatchesState.identity()
-
-    def compute_metric(self, state: MatchesState) -> float:
-        if state.rows == 0:
-            raise self.nothing_to_measure()
-        return state.matches / state.rows

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from anomaly.analyzers.base import ScanShareableAnalyzer
 from anomaly.analyzers.columns import col
-from anomaly.analyzers.state import MatchesState
+from anomaly.analyzers.row_share import RowShareAnalyzer
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -16,12 +14,13 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class PatternMatch(ScanShareableAnalyzer[MatchesState]):
+class PatternMatch(RowShareAnalyzer):
     """Fraction of rows where `column` matches `pattern`; nulls do not match (as Deequ).
 
     Examples
     --------
     >>> a = PatternMatch("email", r"^.+@.+$")
+    >>> from anomaly.analyzers.state import MatchesState
     >>> a.metric_id, a.metric(MatchesState(1, 2)).value
     ('PatternMatch(email, ^.+@.+$)', 0.5)
     """
@@ -52,14 +51,3 @@ class PatternMatch(ScanShareableAnalyzer[MatchesState]):
 
         hit = F.when(col(schema, self.column).rlike(self.pattern), 1).otherwise(0)
         return [F.sum(self.filtered(hit)), F.count(self.filtered(F.lit(1)))]
-
-    def state_from_row(self, values: Sequence[Any]) -> MatchesState:
-        return MatchesState(int(values[0] or 0), int(values[1] or 0))
-
-    def empty_state(self) -> MatchesState:
-        return MatchesState.identity()
-
-    def compute_metric(self, state: MatchesState) -> float:
-        if state.rows == 0:
-            raise self.nothing_to_measure()
-        return state.matches / state.rows

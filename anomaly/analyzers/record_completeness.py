@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
-from anomaly.analyzers.base import ScanShareableAnalyzer
 from anomaly.analyzers.columns import col, field_type
 from anomaly.analyzers.multicolumn import normalise_columns
-from anomaly.analyzers.state import MatchesState
+from anomaly.analyzers.row_share import RowShareAnalyzer
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -17,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class RecordCompleteness(ScanShareableAnalyzer[MatchesState]):
+class RecordCompleteness(RowShareAnalyzer):
     """Share of records whose `column_names` are all present and, if given, satisfy `valid`.
 
     Apache Griffin's completeness measure, per record rather than per column: a field is
@@ -30,6 +29,7 @@ class RecordCompleteness(ScanShareableAnalyzer[MatchesState]):
     >>> a = RecordCompleteness(("email", "country"), valid="length(country) = 2")
     >>> a.metric_id
     'RecordCompleteness(email, country: length(country) = 2)'
+    >>> from anomaly.analyzers.state import MatchesState
     >>> a.metric(MatchesState(matches=9, rows=12)).value
     0.75
     """
@@ -82,14 +82,3 @@ class RecordCompleteness(ScanShareableAnalyzer[MatchesState]):
 
         hit = F.when(self.complete(schema), 1).otherwise(0)
         return [F.sum(self.filtered(hit)), F.count(self.filtered(F.lit(1)))]
-
-    def state_from_row(self, values: Sequence[Any]) -> MatchesState:
-        return MatchesState(int(values[0] or 0), int(values[1] or 0))
-
-    def empty_state(self) -> MatchesState:
-        return MatchesState.identity()
-
-    def compute_metric(self, state: MatchesState) -> float:
-        if state.rows == 0:
-            raise self.nothing_to_measure()
-        return state.matches / state.rows
