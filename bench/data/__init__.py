@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .generator import METRIC_IDS, generate
+from .generator import METRIC_IDS, benchmark, generate
 
-__all__ = ["METRIC_IDS", "generate"]
+__all__ = ["METRIC_IDS", "benchmark", "generate"]

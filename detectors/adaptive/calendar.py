@@ -58,3 +58,19 @@ def slots(stamps: IntMatrix, spacing: float) -> IntMatrix:
     """
     step = round(spacing * 1e9)
     return np.where(stamps == NAT, 0, (stamps - MONDAY) // step).astype(np.int64)
+
+
+def elapsed(slots: IntMatrix | None, present: NDArray[np.bool_]) -> IntMatrix:
+    """Per cell, the spacings since the row's first ``present`` point (negative before it;
+    positions stand in for ``slots`` when the times are unknown).
+
+    >>> elapsed(np.array([[5, 6, 9, 10]]), np.array([[False, True, True, True]])).tolist()
+    [[-1, 0, 3, 4]]
+    """
+    if slots is None:
+        slots = np.broadcast_to(np.arange(present.shape[1], dtype=np.int64), present.shape)
+    first = np.argmax(present, axis=1)
+    start = np.where(
+        present.any(axis=1), slots[np.arange(len(slots)), first], np.iinfo(np.int64).max // 2
+    )
+    return slots - start[:, None]

@@ -45,6 +45,12 @@ class SmootherSettings:
     change, a new noise level): the model restarts from the current point."""
 
     @property
+    def point_return_window(self) -> int:
+        """``return_window`` points, and two days' worth at least: an hourly series that is
+        low for a whole holiday comes back to its old model the next morning."""
+        return max(self.return_window, round(2 * self.points_per_day))
+
+    @property
     def point_level_rate(self) -> float:
         return 1.0 - (1.0 - self.level_rate) ** (1.0 / max(self.points_per_day, 1.0))
 
@@ -65,7 +71,7 @@ class StepResult:
 class Candidate:
     """The state of one model for every group.
 
-    A seasonal model spends its first full cycle (``burn_in`` usable points) collecting phase
+    A seasonal model spends its first full cycle of the calendar collecting phase
     means, then starts from them as Holt-Winters is classically initialised: the level is the
     cycle's mean and each component's value its phase mean minus that (one balanced cycle
     makes hour-of-day and day-of-week means separable).
@@ -80,6 +86,8 @@ class Candidate:
         self.sums = [np.zeros((groups, size)) for _, size in season]
         self.counts = [np.zeros((groups, size)) for _, size in season]
         self.seen = np.zeros(groups, dtype=np.int64)
+        self.first_slot = np.full(groups, -1, dtype=np.int64)
+        self.burnt = np.full(groups, self.burn_in == 0)
         self.total = np.zeros(groups)
         self.scale_sum = np.zeros(groups)
         self.scale_weight = np.zeros(groups)
@@ -111,7 +119,7 @@ class Candidate:
                        np.zeros(len(y)))  # fmt: skip
         old_seasonal = sum((v[rows, p] for v, p in zip(self.old_values, phases, strict=True)),
                            np.zeros(len(y)))  # fmt: skip
-        burning = self.seen < self.burn_in
+        burning = ~self.burnt
         f = self.level + seasonal
         e = y - f
         ratio = self.ratio[rows, phases[0]] if phases else np.ones(len(y))
@@ -143,7 +151,7 @@ class Candidate:
             fitted = np.minimum(np.abs(e), FIT_CLIP * s)[scored]
             self.fit_sum[scored] = settings.decay * self.fit_sum[scored] + fitted
             self.fit_weight[scored] = settings.decay * self.fit_weight[scored] + 1.0
-        self._burn(y, usable & burning, phases)
+        self._burn(y, usable & burning, phases, slot)
         self._shift(usable & judged & accept, usable & judged & restore, settings)
         self._learn(y, e, e_eff, bound, usable & ~burning, started, judged, outlier, phases,
                     settings, ratio)  # fmt: skip
@@ -170,12 +178,18 @@ class Candidate:
             self.timer[restart] = 0
             self.run[restart] = 0
 
-    def _burn(self, y: FloatArray, burning: BoolArray, phases: list[IntArray]) -> None:
-        """Collect the first cycle; at its end start the model from its phase means."""
+    def _burn(
+        self, y: FloatArray, burning: BoolArray, phases: list[IntArray], slot: IntArray
+    ) -> None:
+        """Collect the first cycle; at its end start the model from its phase means.
+
+        The cycle is one of the calendar, not a count of points: a series with gaps (business
+        hours only) starts after its first week, and its empty phases (nights) stay at 0."""
         if not burning.any():
             return
         first = burning & (self.seen == 0)
         self.level[first] = y[first]
+        self.first_slot[first] = slot[first]
         self.total[burning] += y[burning]
         self.seen[burning] += 1
         # The level model (no season) has no burn-in; a seasonal one's level is the mean so far.
@@ -183,9 +197,12 @@ class Candidate:
         for sums, counts, phase in zip(self.sums, self.counts, phases, strict=True):
             sums[burning, phase[burning]] += y[burning]
             counts[burning, phase[burning]] += 1
-        done = burning & (self.seen == self.burn_in)
+        done = burning & (
+            (self.seen >= self.burn_in) | (slot - self.first_slot + 1 >= self.burn_in)
+        )
         if done.any():
-            mean = self.total[done] / self.burn_in
+            self.burnt[done] = True
+            mean = self.total[done] / self.seen[done]
             for values, sums, counts in zip(self.values, self.sums, self.counts, strict=True):
                 with np.errstate(invalid="ignore", divide="ignore"):
                     phase_mean = sums[done] / counts[done]
@@ -199,7 +216,7 @@ class Candidate:
             for values, old in zip(self.values, self.old_values, strict=True):
                 old[accept] = values[accept]
             self.level[accept] += self.pending[accept]
-            self.timer[accept] = settings.return_window + 1
+            self.timer[accept] = settings.point_return_window + 1
         if restore.any():
             self.level[restore] = self.old_level[restore]
             for values, old in zip(self.values, self.old_values, strict=True):

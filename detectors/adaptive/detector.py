@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
 from detectors.adaptive import calendar, persistence, tails
+from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
     DAY,
     periods_for_spacing,
@@ -18,7 +19,7 @@ from detectors.adaptive.seasons import (
     seasons_for_periods,
 )
 from detectors.adaptive.smoother import Forecasts, SmootherSettings, smooth
-from detectors.adaptive.transform import Transform, Transforms
+from detectors.adaptive.transform import DECIDING_POINTS, Transform, Transforms
 from detectors.base import Interval, as_values, resolve_interval
 from detectors.errors import InvalidParameterError
 from detectors.evaluation import (
@@ -37,7 +38,10 @@ from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 SIDES = ("both", "lower", "upper")
 SETTINGS = SmootherSettings()
 SETTLED = 10  # errors before a model's errors say anything about tails
-PERIOD_SLOTS = 10_000  # ``aux`` packs the transform and the period: transform * 10_000 + period
+HOURS = 24
+PERIOD_SLOTS = 10_000
+INCREMENTS = 4
+"""``aux`` packs the scale and the period: (transform + 4 * increments) * 10_000 + period."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,8 @@ class Adaptive(MatrixDetector):
     what the series' past errors make likely at ``false_alarm_rate``.
 
     Per series: a variance-stabilising scale is chosen from the first points (log for counts,
-    square root for small counts, none for ratios and signed values); robust exponential
+    square root for small counts, none for ratios and signed values; a cumulative size is
+    judged on its increments, :mod:`detectors.adaptive.cumulative`); robust exponential
     smoothing forecasts the next point with no season or with each calendar period of the
     timestamps' spacing (or the values' autocorrelation), whichever forecast the past best;
     the band is calibrated on the series' own past one-step errors (see
@@ -157,13 +162,13 @@ class Adaptive(MatrixDetector):
             return periods_for_spacing(self.spacing)
         return () if values is None else periods_from_values(values)
 
-    def needed_history(self, periods: tuple[int, ...]) -> int:
-        """Earlier points a verdict needs: ``min_history``, and one whole cycle of the season
-        (a first weekend, a first night, is new, not anomalous; hourly points wait a week, so
-        the hour of day and the day of week are both known)."""
+    def needed_cycle(self, periods: tuple[int, ...]) -> int:
+        """Spacings of the calendar a verdict needs behind it besides ``min_history`` earlier
+        points: one whole cycle of the season (a first weekend, a first night, is new, not
+        anomalous; hourly points wait a week, so the hour of day and the day of week are both
+        known, and hours of business days only wait a week too, not 168 of them)."""
         seasons = seasons_for_periods(periods)
-        cycle = max((stride * size for stride, size in seasons[0]), default=0) if seasons else 0
-        return max(self.min_history, cycle)
+        return max((stride * size for stride, size in seasons[0]), default=0) if seasons else 0
 
     @property
     def interval_independent(self) -> bool:
@@ -201,35 +206,88 @@ class Adaptive(MatrixDetector):
     def _kernel(
         self, x: FloatMatrix, lengths: IntArray, starts: IntArray, learn: NDArray[np.bool_]
     ) -> MatrixResult:
-        groups, steps = x.shape
-        if steps == 0:
+        if x.shape[1] == 0:
             empty = np.full(x.shape, np.nan)
             return MatrixResult(empty, empty, np.full(x.shape, MISSING, np.int8), empty, empty,
                                 empty)  # fmt: skip
-        finite = np.isfinite(x)
-        learn = learn & finite
-        transforms = Transforms.choose(np.where(learn, x, np.nan))
+        learn = learn & np.isfinite(x)
+        per_day = DAY / self.spacing if self.spacing else 1.0
+        # Sub-daily series decide their scale on a whole first day, not on its first night.
+        deciding = int(min(max(DECIDING_POINTS, round(per_day)), 2 * HOURS))
+        slots = self._slot_matrix(x.shape)
+        growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
+        offset = np.zeros(x.shape)
+        offset[growing] = previous_values(x[growing])
+        result, centre = self._judge(x, starts, learn, offset, slots, deciding)
+        if not growing.any():
+            return result
+        # Once more with each increment measured from the size a broken load should have had,
+        # where that fits the next point better: a one-day truncation alerts once, not twice.
+        repaired = repaired_offsets(
+            x[growing], offset[growing], result.codes[growing] == ANOMALY,
+            centre[growing] - offset[growing],
+        )  # fmt: skip
+        again, _ = self._judge(
+            x[growing], starts[growing], learn[growing], repaired,
+            None if slots is None else slots[growing], deciding,
+        )  # fmt: skip
+        for whole, part in zip(result, again, strict=True):
+            if whole is not None and part is not None:
+                whole[growing] = part
+        return result
+
+    def _judge(
+        self,
+        values: FloatMatrix,
+        starts: IntArray,
+        learn: NDArray[np.bool_],
+        offset: FloatMatrix,
+        slots: NDArray[np.int64] | None,
+        deciding: int,
+    ) -> tuple[MatrixResult, FloatMatrix]:
+        """The verdicts on ``values - offset`` (the increments of cumulative rows, else the
+        values), with bands back in value units, and the forecasts in value units."""
+        groups, steps = values.shape
+        x = values - offset
+        learn = learn & np.isfinite(x)
+        transforms = Transforms.choose(np.where(learn, x, np.nan), deciding)
         y = transforms.forward(x)
         periods = self.periods(x[0] if groups == 1 else None)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
-        fc = smooth(y, learn, seasons_for_periods(periods), settings, self._slot_matrix(x.shape))
+        fc = smooth(
+            y, learn, seasons_for_periods(periods), settings, slots, (x, transforms.forward)
+        )
+        # A count forecast below zero (a night the seasons overshoot) expects zero, not less.
+        forecast = np.maximum(fc.forecast, transforms.floor()[:, None])
+        fc = replace(
+            fc, forecast=forecast, error=np.where(np.isnan(fc.error), np.nan, y - forecast)
+        )
         history: IntArray = np.cumsum(learn, axis=1) - learn
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
-        ready = fc.ready & (history >= self.needed_history(periods)) & ~np.isnan(x)
+        ready = (
+            fc.ready
+            & (history >= self.min_history)
+            & (calendar.elapsed(slots, learn) >= self.needed_cycle(periods))
+            & ~np.isnan(x)
+        )
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
-        p, k = self._calibrate(z, fc, ready & learn & (fc.count >= SETTLED), needed)
+        # Only errors measured on a settled scale of their own say how far errors reach.
+        informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
+        p, k = self._calibrate(z, fc, informs, needed)
         sums, p_lasting = self._lasting(z, ready & learn, needed)
-        lower, upper = self._band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
-                                  transforms, needed)  # fmt: skip
+        lower, upper, centre = self._band(fc, np.minimum(-sums.z_low, k),
+                                          np.minimum(sums.z_high, k), transforms, needed,
+                                          offset)  # fmt: skip
         p = np.minimum(np.minimum(p / (1 - persistence.SHARE), p_lasting / persistence.SHARE), 1.0)
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
-        codes[needed] = np.where(outside(x[needed], lower[needed], upper[needed]), ANOMALY, OK)
-        codes[np.isnan(x)] = MISSING
+        codes[needed] = np.where(outside(values[needed], lower[needed], upper[needed]), ANOMALY, OK)
+        codes[np.isnan(values)] = MISSING
         confidence = np.where(needed, 1.0 - p, np.nan)
-        packed = fc.period + PERIOD_SLOTS * transforms.kinds[:, None].astype(np.int64)
+        kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)
+        packed = fc.period + PERIOD_SLOTS * kind[:, None]
         aux = np.where(needed, packed.astype(np.float64), np.nan)
-        return MatrixResult(lower, upper, codes, confidence, aux, p)
+        return MatrixResult(lower, upper, codes, confidence, aux, p), centre
 
     def _lasting(
         self, z: FloatMatrix, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
@@ -299,10 +357,12 @@ class Adaptive(MatrixDetector):
         above: FloatMatrix,
         transforms: Transforms,
         needed: NDArray[np.bool_],
-    ) -> tuple[FloatMatrix, FloatMatrix]:
+        offset: FloatMatrix,
+    ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
         """The band each point was judged against: ``below``/``above`` scales around the
         forecast (the point test's half-width, or less where a lasting change was building),
-        widened to the minimum practical change, in value units."""
+        widened to the minimum practical change, in value units (plus ``offset``: the previous
+        value of a cumulative series), and the forecast in value units."""
         with np.errstate(invalid="ignore"):
             low_y = fc.forecast - below * fc.scale
             high_y = fc.forecast + above * fc.scale
@@ -310,15 +370,15 @@ class Adaptive(MatrixDetector):
             low_y = np.full(below.shape, -np.inf)
         if self.side == "lower":
             high_y = np.full(above.shape, np.inf)
-        lower = transforms.inverse(low_y)
-        upper = transforms.inverse(high_y)
-        centre = transforms.inverse(fc.forecast)
+        lower = transforms.inverse(low_y) + offset
+        upper = transforms.inverse(high_y) + offset
+        centre = transforms.inverse(fc.forecast) + offset
         change = np.maximum(self.min_absolute_change, self.min_relative_change * np.abs(centre))
         if self.side != "upper":
             lower = np.minimum(lower, centre - change)
         if self.side != "lower":
             upper = np.maximum(upper, centre + change)
-        return np.where(needed, lower, np.nan), np.where(needed, upper, np.nan)
+        return np.where(needed, lower, np.nan), np.where(needed, upper, np.nan), centre
 
     # -- explanations -------------------------------------------------------------------------
 
@@ -332,10 +392,11 @@ class Adaptive(MatrixDetector):
         if cell.code != ANOMALY:
             return super().describe(cell)
         period = int(cell.aux) % PERIOD_SLOTS
-        scale = Transform(int(cell.aux) // PERIOD_SLOTS).label
+        kind, increments = divmod(int(cell.aux) // PERIOD_SLOTS, INCREMENTS)[::-1]
+        scale = Transform(kind).label + (" scale of the increments" if increments else " scale")
         season = f"period {period}" if period else "no season"
         return (
             f"[{self.name}] Value {fmt(cell.value)} is not in bounds [{fmt(cell.lower)}, "
-            f"{fmt(cell.upper)}] ({season}, {scale} scale, false_alarm_rate "
+            f"{fmt(cell.upper)}] ({season}, {scale}, false_alarm_rate "
             f"{self.false_alarm_rate:g})."
         )

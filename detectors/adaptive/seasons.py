@@ -88,16 +88,18 @@ def seasons_for_periods(periods: tuple[int, ...]) -> tuple[Season, ...]:
     learns from every point instead of once a week.
 
     >>> seasons_for_periods((24, 168))
-    (((1, 24), (24, 7)),)
+    (((1, 24), (24, 7)), ((1, 168),))
     >>> seasons_for_periods((7,)), seasons_for_periods(())
     ((((1, 7),),), ())
     """
     found: list[Season] = []
+    whole: list[Season] = []  # the long period on its own too: its phases need not add up
     for period in sorted(periods):
         nested = next((s for s in found if period % s[0][1] == 0 and len(s) == 1), None)
         if nested is not None:
             inner = nested[0][1]
             found[found.index(nested)] = (*nested, (inner, period // inner))
+            whole.append(((1, period),))
         else:
             found.append(((1, period),))
-    return tuple(found)
+    return (*found, *whole)

@@ -23,7 +23,9 @@ DECIDING_POINTS = 7
 """How many first finite values decide a series' transform (it never changes afterwards, so
 the verdict on a point depends only on the points before it)."""
 LARGE_COUNTS = 10.0
-"""From this median on, counts are modelled on a log scale, below it on a square-root scale."""
+"""Counts whose deciding values are mostly this large are modelled on a log scale, others (a
+table that is empty at night) on a square-root scale."""
+LOW_QUANTILE = 0.25
 LINEAR_ZONE = 0.1
 """A positive magnitude's log scale turns linear below this share of its typical value, so a
 metric that sometimes nears zero (a mean delay) does not swing wildly there."""
@@ -59,28 +61,40 @@ class Transforms:
 
     kinds: NDArray[np.int8]
     zone: FloatMatrix
+    counts: NDArray[np.bool_]
+    """Rows of whole numbers >= 0, which cannot go below 0."""
 
     @classmethod
-    def choose(cls, x: FloatMatrix) -> Transforms:
-        """From the first ``DECIDING_POINTS`` finite values of each row."""
+    def choose(cls, x: FloatMatrix, points: int = DECIDING_POINTS) -> Transforms:
+        """From the first ``points`` finite values of each row."""
         finite = np.isfinite(x)
         rank = np.cumsum(finite, axis=1)
-        deciding = np.where(finite & (rank <= DECIDING_POINTS), x, np.nan)
+        reached = np.flatnonzero(rank.min(axis=0, initial=points) >= points)
+        width = reached[0] + 1 if len(reached) else x.shape[1]  # the columns that decide
+        deciding = np.where(finite & (rank <= points), x, np.nan)[:, :width]
+        ordered = np.sort(deciding, axis=1)  # NaN last
+        found = np.minimum(rank[:, -1], points) if x.shape[1] else np.zeros(len(x), np.int64)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no transform
             lowest = np.nanmin(deciding, axis=1)
-            median = np.nanmedian(deciding, axis=1)
+            median = _sorted_quantile(ordered, found, 0.5)
+            low = _sorted_quantile(ordered, found, LOW_QUANTILE)
             whole = np.all(np.isnan(deciding) | (deciding == np.round(deciding)), axis=1)
             unit = np.nanmax(deciding, axis=1) <= 1.0
         kinds = np.full(len(x), Transform.IDENTITY, dtype=np.int8)
         counts = whole & (lowest >= 0)
         magnitudes = ~whole & (lowest > 0) & ~unit
-        kinds[counts & (median >= LARGE_COUNTS)] = Transform.LOG
-        kinds[counts & (median < LARGE_COUNTS)] = Transform.SQRT
+        kinds[counts & (low >= LARGE_COUNTS)] = Transform.LOG
+        kinds[counts & (low < LARGE_COUNTS)] = Transform.SQRT
         kinds[magnitudes] = Transform.LOG
         zone = np.where(magnitudes, LINEAR_ZONE * np.abs(median), 1.0)
         kinds[np.isnan(median)] = Transform.IDENTITY
-        return cls(kinds, np.where(np.isfinite(zone) & (zone > 0), zone, 1.0))
+        zone = np.where(np.isfinite(zone) & (zone > 0), zone, 1.0)
+        return cls(kinds, zone, counts & (kinds != Transform.IDENTITY))
+
+    def floor(self) -> NDArray[np.float64]:
+        """Per row, the transformed value of 0 for counts, else ``-inf``."""
+        return np.where(self.counts, self.forward(np.zeros(len(self.kinds))), -np.inf)
 
     def _rows(self, y: FloatMatrix) -> tuple[NDArray[np.int8], FloatMatrix]:
         shape = (-1, *([1] * (y.ndim - 1)))
@@ -119,3 +133,17 @@ class Transforms:
                 (v - base) * np.sqrt(ANSCOMBE),
             )
         return out
+
+
+def _sorted_quantile(ordered: FloatMatrix, found: NDArray[np.int64], q: float) -> FloatMatrix:
+    """The ``q`` quantile of each row's first ``found`` values of ``ordered`` (sorted, NaN
+    last), interpolated linearly; NaN for rows without values."""
+    position = q * np.maximum(found - 1, 0)
+    below = np.floor(position).astype(np.int64)
+    above = np.minimum(below + 1, np.maximum(found - 1, 0))
+    rows = np.arange(len(ordered))
+    if ordered.shape[1] == 0:
+        return np.full(len(ordered), np.nan)
+    low, high = ordered[rows, below], ordered[rows, above]
+    value = low + (position - below) * (high - low)
+    return np.where(found > 0, value, np.nan)
