@@ -38,7 +38,6 @@ from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 SIDES = ("both", "lower", "upper")
 SETTINGS = SmootherSettings()
 SETTLED = 10  # errors before a model's errors say anything about tails
-HOURS = 24
 PERIOD_SLOTS = 10_000
 INCREMENTS = 4
 """``aux`` packs the scale and the period: (transform + 4 * increments) * 10_000 + period."""
@@ -213,7 +212,7 @@ class Adaptive(MatrixDetector):
         learn = learn & np.isfinite(x)
         per_day = DAY / self.spacing if self.spacing else 1.0
         # Sub-daily series decide their scale on a whole first day, not on its first night.
-        deciding = int(min(max(DECIDING_POINTS, round(per_day)), 2 * HOURS))
+        deciding = int(min(max(DECIDING_POINTS, round(per_day)), 48))
         slots = self._slot_matrix(x.shape)
         growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
         offset = np.zeros(x.shape)
@@ -265,12 +264,8 @@ class Adaptive(MatrixDetector):
         history: IntArray = np.cumsum(learn, axis=1) - learn
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
-        ready = (
-            fc.ready
-            & (history >= self.min_history)
-            & (calendar.elapsed(slots, learn) >= self.needed_cycle(periods))
-            & ~np.isnan(x)
-        )
+        ready = fc.ready & (history >= self.min_history) & ~np.isnan(x)
+        ready &= calendar.elapsed(slots, learn) >= self.needed_cycle(periods)
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
         # Only errors measured on a settled scale of their own say how far errors reach.
         informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
