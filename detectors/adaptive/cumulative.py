@@ -25,12 +25,15 @@ def cumulative_rows(x: FloatMatrix, points: int) -> BoolArray:
     """
     finite = np.isfinite(x)
     rank = np.cumsum(finite, axis=1)
-    deciding = finite & (rank <= points)
-    rows = []
-    for row, keep in zip(x, deciding, strict=True):
-        first = row[keep]
-        rows.append(len(first) >= min(points, 5) and bool(np.all(np.diff(first) > 0)))
-    return np.array(rows, dtype=bool)
+    reached = np.flatnonzero(rank.min(axis=0, initial=points) >= points)
+    width = reached[0] + 1 if len(reached) else x.shape[1]  # the columns that decide
+    deciding = np.where(finite & (rank <= points), x, np.nan)[:, :width]
+    before = previous_values(deciding)
+    with np.errstate(invalid="ignore"):
+        falls = ~np.isnan(deciding) & ~np.isnan(before) & (deciding <= before)
+    return (rank[:, -1] >= min(points, 5) if x.shape[1] else np.zeros(len(x), bool)) & ~falls.any(
+        axis=1
+    )
 
 
 def previous_values(x: FloatMatrix) -> FloatMatrix:

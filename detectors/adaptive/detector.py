@@ -217,18 +217,18 @@ class Adaptive(MatrixDetector):
         growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
         offset = np.zeros(x.shape)
         offset[growing] = previous_values(x[growing])
-        result, centre = self._judge(x, starts, learn, offset, slots, deciding)
+        result, expected = self._judge(x, starts, learn, offset, slots, deciding, growing)
         if not growing.any():
             return result
         # Once more with each increment measured from the size a broken load should have had,
         # where that fits the next point better: a one-day truncation alerts once, not twice.
         repaired = repaired_offsets(
             x[growing], offset[growing], result.codes[growing] == ANOMALY,
-            centre[growing] - offset[growing],
+            expected,
         )  # fmt: skip
         again, _ = self._judge(
             x[growing], starts[growing], learn[growing], repaired,
-            None if slots is None else slots[growing], deciding,
+            None if slots is None else slots[growing], deciding, np.zeros(len(repaired), bool),
         )  # fmt: skip
         for whole, part in zip(result, again, strict=True):
             if whole is not None and part is not None:
@@ -243,9 +243,11 @@ class Adaptive(MatrixDetector):
         offset: FloatMatrix,
         slots: NDArray[np.int64] | None,
         deciding: int,
+        forecast_rows: NDArray[np.bool_],
     ) -> tuple[MatrixResult, FloatMatrix]:
         """The verdicts on ``values - offset`` (the increments of cumulative rows, else the
-        values), with bands back in value units, and the forecasts in value units."""
+        values), with bands back in value units, and the forecasts of ``forecast_rows`` (of
+        ``values - offset``) in value units."""
         groups, steps = values.shape
         x = values - offset
         learn = learn & np.isfinite(x)
@@ -253,9 +255,7 @@ class Adaptive(MatrixDetector):
         y = transforms.forward(x)
         periods = self.periods(x[0] if groups == 1 else None)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
-        fc = smooth(
-            y, learn, seasons_for_periods(periods), settings, slots, (x, transforms.forward)
-        )
+        fc = smooth(y, learn, seasons_for_periods(periods), settings, slots, (x, transforms))
         # A count forecast below zero (a night the seasons overshoot) expects zero, not less.
         forecast = np.maximum(fc.forecast, transforms.floor()[:, None])
         fc = replace(
@@ -271,9 +271,8 @@ class Adaptive(MatrixDetector):
         informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
         p, k = self._calibrate(z, fc, informs, needed)
         sums, p_lasting = self._lasting(z, ready & learn, needed)
-        lower, upper, centre = self._band(fc, np.minimum(-sums.z_low, k),
-                                          np.minimum(sums.z_high, k), transforms, needed,
-                                          offset)  # fmt: skip
+        lower, upper = self._band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
+                                  transforms, needed, offset)  # fmt: skip
         p = np.minimum(np.minimum(p / (1 - persistence.SHARE), p_lasting / persistence.SHARE), 1.0)
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
         codes[needed] = np.where(outside(values[needed], lower[needed], upper[needed]), ANOMALY, OK)
@@ -282,7 +281,9 @@ class Adaptive(MatrixDetector):
         kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)
         packed = fc.period + PERIOD_SLOTS * kind[:, None]
         aux = np.where(needed, packed.astype(np.float64), np.nan)
-        return MatrixResult(lower, upper, codes, confidence, aux, p), centre
+        rows = np.flatnonzero(forecast_rows)
+        expected = transforms.take(rows).inverse(fc.forecast[rows])
+        return MatrixResult(lower, upper, codes, confidence, aux, p), expected
 
     def _lasting(
         self, z: FloatMatrix, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
@@ -317,18 +318,9 @@ class Adaptive(MatrixDetector):
         k = np.full(z.shape, np.nan)
         if not needed.any():
             return p, k
-        logs = tails.log_likelihoods(np.where(informs, z, np.nan), fc.count, limit, decay)
         cells = np.nonzero(needed)
-        own = logs[:, cells[0], cells[1]]
-        last = np.zeros(z.shape[0], dtype=np.int64)
-        last[cells[0]] = cells[1]
-        if len(cells[0]) == len(np.unique(cells[0])) and np.all(
-            ~informs[cells[0]] | (np.arange(z.shape[1])[None, :] <= last[cells[0], None])
-        ):
-            # Newest point only: every informing cell of its row comes before it.
-            earlier = logs.sum(axis=2)[:, cells[0]] - own
-        else:
-            earlier = np.cumsum(logs, axis=2)[:, cells[0], cells[1]] - own
+        earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
+                                                limit, decay)  # fmt: skip
         nu = tails.plug_in(tails.posterior(earlier))
         count = fc.count[cells]
         zc = z[cells]
@@ -353,27 +345,31 @@ class Adaptive(MatrixDetector):
         transforms: Transforms,
         needed: NDArray[np.bool_],
         offset: FloatMatrix,
-    ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
-        """The band each point was judged against: ``below``/``above`` scales around the
-        forecast (the point test's half-width, or less where a lasting change was building),
-        widened to the minimum practical change, in value units (plus ``offset``: the previous
-        value of a cumulative series), and the forecast in value units."""
+    ) -> tuple[FloatMatrix, FloatMatrix]:
+        """The band each ``needed`` point was judged against: ``below``/``above`` scales around
+        the forecast (the point test's half-width, or less where a lasting change was
+        building), widened to the minimum practical change, in value units (plus ``offset``:
+        the previous value of a cumulative series)."""
+        cells = np.nonzero(needed)
+        rows = transforms.take(cells[0])
+        forecast, scale, shift = fc.forecast[cells], fc.scale[cells], offset[cells]
         with np.errstate(invalid="ignore"):
-            low_y = fc.forecast - below * fc.scale
-            high_y = fc.forecast + above * fc.scale
+            low_y = forecast - below[cells] * scale
+            high_y = forecast + above[cells] * scale
         if self.side == "upper":
-            low_y = np.full(below.shape, -np.inf)
+            low_y = np.full(low_y.shape, -np.inf)
         if self.side == "lower":
-            high_y = np.full(above.shape, np.inf)
-        lower = transforms.inverse(low_y) + offset
-        upper = transforms.inverse(high_y) + offset
-        centre = transforms.inverse(fc.forecast) + offset
+            high_y = np.full(high_y.shape, np.inf)
+        low, high = rows.inverse(low_y) + shift, rows.inverse(high_y) + shift
+        centre = rows.inverse(forecast) + shift
         change = np.maximum(self.min_absolute_change, self.min_relative_change * np.abs(centre))
         if self.side != "upper":
-            lower = np.minimum(lower, centre - change)
+            low = np.minimum(low, centre - change)
         if self.side != "lower":
-            upper = np.maximum(upper, centre + change)
-        return np.where(needed, lower, np.nan), np.where(needed, upper, np.nan), centre
+            high = np.maximum(high, centre + change)
+        lower, upper = np.full(needed.shape, np.nan), np.full(needed.shape, np.nan)
+        lower[cells], upper[cells] = low, high
+        return lower, upper
 
     # -- explanations -------------------------------------------------------------------------
 

@@ -67,38 +67,16 @@ class Sums(NamedTuple):
 def cusum(z: FloatMatrix, informs: BoolMatrix, limit: float, sides: tuple[bool, bool]) -> Sums:
     """The CUSUMs of ``z``, reset to 0 wherever one crossed ``limit``; ``informs`` marks the
     errors that may enter the sums; ``sides`` says which of (below, above) to track."""
-    groups, steps = z.shape
-    step = np.ascontiguousarray(np.where(informs, np.clip(z * NORMAL_MAE, -CLIP, CLIP), np.nan).T)
-    low = np.zeros(groups)
-    high = np.zeros(groups)
-    below = np.zeros((steps, groups))  # time-major while filling
-    above = np.zeros((steps, groups))
-    z_low = np.full((steps, groups), -np.inf)
-    z_high = np.full((steps, groups), np.inf)
-    previous = np.full(groups, np.nan)
-    square = np.zeros(groups)
-    product = np.zeros(groups)
-    for t in range(steps):
-        raw = step[t]
-        valid = ~np.isnan(raw)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.clip(np.where(square > 0, product / square, 0.0), 0.0, MAX_AUTOCORRELATION)
-        root = np.sqrt((1 + r) / (1 - r))
-        s = raw / root
-        paired = valid & ~np.isnan(previous)
-        square = np.where(valid, MEMORY * square + raw * raw, square)
-        product = np.where(paired, MEMORY * product + raw * previous, product)
-        previous = np.where(valid, raw, previous)
-        if sides[0]:
-            room = (limit + ALLOWANCE - low) * root  # a clipped step beyond it would cross
-            z_low[t] = np.where(room < CLIP, -room / NORMAL_MAE, -np.inf)
-            low = np.where(valid, np.maximum(0.0, low - s - ALLOWANCE), low)
-            below[t] = low
-            low = np.where(low > limit, 0.0, low)
-        if sides[1]:
-            room = (limit + ALLOWANCE - high) * root
-            z_high[t] = np.where(room < CLIP, room / NORMAL_MAE, np.inf)
-            high = np.where(valid, np.maximum(0.0, high + s - ALLOWANCE), high)
-            above[t] = high
-            high = np.where(high > limit, 0.0, high)
-    return Sums(*(np.ascontiguousarray(a.T) for a in (below, above, z_low, z_high)))
+    from detectors.adaptive.kernels import by_rows
+    from detectors.adaptive.kernels.cusum import cusum_rows
+
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    informs = np.ascontiguousarray(informs)
+    sums = Sums(np.zeros(z.shape), np.zeros(z.shape), np.full(z.shape, -np.inf),
+                np.full(z.shape, np.inf))  # fmt: skip
+
+    def rows(part: slice) -> None:
+        cusum_rows(z[part], informs[part], limit, sides[0], sides[1], *(a[part] for a in sums))
+
+    by_rows(rows, z.shape[0], z.size)
+    return sums

@@ -1,8 +1,12 @@
 """One-step forecasts of many series at once: robust exponential smoothing with level shifts.
 
-Each candidate model (:mod:`detectors.adaptive.candidate`: no season, or the calendar seasons
-of the series) runs over the transformed series as a groups x time recursion:
+Each candidate model (:mod:`detectors.adaptive.kernels.smoothing`: no season, or the calendar
+seasons of the series) runs over each transformed series:
 
+* a seasonal model spends its first full cycle of the calendar collecting phase means, then
+  starts from them as Holt-Winters is classically initialised (the level is the cycle's mean,
+  each component's value its phase mean minus that); a series with gaps (business hours only)
+  starts after its first week, and its empty phases stay at 0;
 * forecast ``f = level + seasonal``; error ``e = y - f``; scale ``s`` = running mean of
   ``min(|e|, limit * s)``, exponentially weighted;
 * an error beyond ``limit * s`` is an outlier: it teaches the model nothing and is kept as a
@@ -16,7 +20,10 @@ of the series) runs over the transformed series as a groups x time recursion:
   and now and then shows one null row learns that one null row is normal, a large count that
   repeats once by chance learns nothing (a truly constant series keeps a zero-width band);
 * ordinary errors move the level by ``level_rate * e`` and each seasonal component by
-  ``season_rate`` of what is left.
+  ``season_rate`` of what is left; how noisy each phase of the first season is relative to the
+  series is learnt too (nights of counts that touch zero are noisier than their days on any
+  one scale);
+* after ``regime_run`` outliers in a row the level and scale restart from the current point.
 
 At every point the candidate whose past one-step errors were smallest (each weighed up to ten
 scales, so outliers a model explains away as shifts still count against it) among those ready
@@ -26,22 +33,52 @@ verdict depends only on the points before it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from detectors.adaptive.candidate import Candidate, Season, SmootherSettings
+from detectors.adaptive.transform import Transforms
 
 FloatMatrix = NDArray[np.float64]
 FloatArray = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
+Season = tuple[tuple[int, int], ...]
 
 __all__ = ["Forecasts", "Season", "SmootherSettings", "smooth"]
 
 GRAIN_REPEATS = 3
+
+
+@dataclass(frozen=True)
+class SmootherSettings:
+    """The recursion's constants (chosen on the development split of the benchmark)."""
+
+    level_rate: float = 0.2
+    """Per day: a sub-daily series moves its level ``1 - (1 - level_rate) ** (1 / points a
+    day)`` per point, so hourly points do not chase their own daily cycle."""
+    season_rate: float = 0.2
+    limit: float = 4.0
+    decay: float = 0.97
+    return_window: int = 14
+    min_errors: int = 3
+    season_margin: float = 1.0
+    granularity: float = 0.5
+    points_per_day: float = 1.0
+    regime_run: int = 3
+    """After this many outliers in a row the series has changed beyond a level shift (a unit
+    change, a new noise level): the model restarts from the current point."""
+
+    @property
+    def point_return_window(self) -> int:
+        """``return_window`` points, and two days' worth at least: an hourly series that is
+        low for a whole holiday comes back to its old model the next morning."""
+        return max(self.return_window, round(2 * self.points_per_day))
+
+    @property
+    def point_level_rate(self) -> float:
+        return 1.0 - (1.0 - self.level_rate) ** (1.0 / max(self.points_per_day, 1.0))
 
 
 @dataclass(frozen=True)
@@ -70,7 +107,7 @@ def smooth(
     seasons: tuple[Season, ...],
     settings: SmootherSettings,
     slots: NDArray[np.int64] | None = None,
-    units: tuple[FloatMatrix, Callable[[FloatArray], FloatArray]] | None = None,
+    units: tuple[FloatMatrix, Transforms] | None = None,
 ) -> Forecasts:
     """Run every candidate (no season, then each of ``seasons``) over ``y`` and keep the best
     per cell.
@@ -78,67 +115,83 @@ def smooth(
     ``learn[g, t]`` says whether point ``t`` may serve as history (``False``: judged only);
     ``slots[g, t]`` is the point's time in spacings since a Monday midnight, which places it in
     its seasons (default: its position, for series without timestamps); ``units`` are the
-    values before the transform and the transform (of one value per group): the scale's floor
-    is a step of the values' own granularity up from where the series is now (one flight more
-    is a big step at night and a small one at noon on a square-root scale).
+    values before the transform and their transforms: the scale's floor is a
+    step of the values' own granularity up from where the series is now (one flight more is a
+    big step at night and a small one at noon on a square-root scale).
     """
-    x, forward = (y, None) if units is None else units
+    from detectors.adaptive.kernels import by_rows
+    from detectors.adaptive.kernels.smoothing import smooth_rows
+
     groups, steps = y.shape
-    candidates = [Candidate(groups, ()), *(Candidate(groups, s) for s in seasons if s)]
-    shape = (len(candidates), steps, groups)  # time-major: each step writes contiguous rows
-    forecast = np.full(shape, np.nan)
-    error = np.full(shape, np.nan)
-    scale = np.full(shape, np.nan)
-    count = np.zeros(shape, dtype=np.int64)
-    outlier = np.zeros(shape, dtype=bool)
-    ready = np.zeros(shape, dtype=bool)
-    fit = np.full(shape, np.nan)
-    rows = np.arange(groups)
-    floor = np.zeros(groups)
-    steps_away = np.full(groups, np.inf)
-    repeated = np.zeros(groups, dtype=bool)
-    repeats = np.zeros(groups, dtype=np.int64)
-    last = np.full(groups, np.nan)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        for t in range(steps):
-            col = y[:, t]
-            usable = np.isfinite(col) & learn[:, t]
-            slot = np.full(groups, t, dtype=np.int64) if slots is None else slots[:, t]
-            for c, candidate in enumerate(candidates):
-                out = candidate.step(col, usable, slot, rows, floor, settings)
-                forecast[c, t], error[c, t], scale[c, t] = out.forecast, out.error, out.scale
-                count[c, t], outlier[c, t], ready[c, t] = out.count, out.outlier, out.ready
-                fit[c, t] = out.fit
-            value = x[:, t]
-            moved = usable & repeated & (value != last)
-            steps_away = np.where(moved, np.minimum(steps_away, np.abs(value - last)), steps_away)
-            repeated = np.where(usable, value == last, repeated)
-            repeats += usable & repeated
-            last = np.where(usable, value, last)
-            if np.isfinite(steps_away).any():
-                up = steps_away if forward is None else forward(last + steps_away) - forward(last)
-                grained = np.isfinite(up) & (repeats >= GRAIN_REPEATS)
-                floor = np.where(grained, settings.granularity * up, 0.0)
-    chosen = _choose(fit, ready, settings.season_margin)
-    pick = (chosen, np.arange(steps)[:, None], rows[None, :])
-    period = np.array([c.period for c in candidates], dtype=np.int64)[chosen]
-
-    def picked(array: Any) -> Any:
-        return np.ascontiguousarray(array[pick].T)  # back to groups x time
-
-    return Forecasts(
-        picked(forecast), picked(error), picked(scale), picked(count), picked(outlier),
-        picked(ready), np.ascontiguousarray(period.T), np.ascontiguousarray(ready.all(axis=0).T),
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    usable = np.ascontiguousarray(np.isfinite(y) & learn)
+    if slots is None:
+        slots = np.broadcast_to(np.arange(steps, dtype=np.int64), y.shape)
+    slots = np.ascontiguousarray(slots, dtype=np.int64)
+    floor = _floor(y, usable, settings.granularity, units)
+    tables = _candidates(tuple(s for s in seasons if s), settings)
+    shape = (groups, steps)
+    out = Forecasts(
+        np.empty(shape), np.empty(shape), np.empty(shape), np.empty(shape, np.int64),
+        np.empty(shape, bool), np.empty(shape, bool), np.empty(shape, np.int64),
+        np.empty(shape, bool),
     )  # fmt: skip
+    outputs = [getattr(out, name) for name in Forecasts.__dataclass_fields__]
+
+    def rows(part: slice) -> None:
+        smooth_rows(y[part], usable[part], slots[part], floor[part], *tables,
+                    *(o[part] for o in outputs))  # fmt: skip
+
+    by_rows(rows, groups, groups * steps)
+    return out
 
 
-def _choose(fit: FloatMatrix, ready: BoolMatrix, margin: float) -> NDArray[np.int64]:
-    """The candidate per cell: the best past fit among ready seasonal ones if it beats the
-    plain level model by ``margin``, else the level model."""
-    plain = np.where(np.isnan(fit[0]), np.inf, fit[0])
-    seasonal = np.where(ready[1:] & ~np.isnan(fit[1:]), fit[1:], np.inf)
-    if len(seasonal) == 0:
-        return np.zeros(plain.shape, dtype=np.int64)
-    best = np.argmin(seasonal, axis=0)
-    best_scale = np.take_along_axis(seasonal, best[None], axis=0)[0]
-    return np.where(best_scale < margin * plain, best + 1, 0).astype(np.int64)
+def _candidates(seasons: tuple[Season, ...], settings: SmootherSettings) -> tuple[Any, ...]:
+    """The candidates as the recursion reads them: per candidate (the first without a season)
+    its components' strides, sizes and learning rates, their number and the cycle length; and
+    the settings."""
+    width = max((len(s) for s in seasons), default=1)
+    n = len(seasons) + 1
+    strides = np.ones((n, width), dtype=np.int64)
+    sizes = np.ones((n, width), dtype=np.int64)
+    rates = np.zeros((n, width))
+    components = np.zeros(n, dtype=np.int64)
+    periods = np.zeros(n, dtype=np.int64)
+    for c, season in enumerate(seasons, start=1):
+        components[c] = len(season)
+        periods[c] = max(stride * size for stride, size in season)
+        for k, (stride, size) in enumerate(season):
+            strides[c, k], sizes[c, k] = stride, size
+            # A phase spanning ``stride`` points learns per span, not per point.
+            rates[c, k] = 1.0 - (1.0 - settings.season_rate) ** (1.0 / stride)
+    constants = np.array([
+        settings.limit, settings.decay, settings.min_errors, settings.point_level_rate,
+        settings.point_return_window, settings.regime_run, settings.season_margin,
+    ], dtype=np.float64)  # fmt: skip
+    return strides, sizes, components, periods, rates, constants
+
+
+def _floor(
+    y: FloatMatrix,
+    usable: BoolMatrix,
+    granularity: float,
+    units: tuple[FloatMatrix, Transforms] | None,
+) -> FloatMatrix:
+    """The scale's floor before each point: ``granularity`` times the series' smallest step
+    away from a repeated value, as a step up from its last value on the transformed scale."""
+    from detectors.adaptive.kernels.smoothing import grain_state
+
+    x, transforms = (y, None) if units is None else units
+    last, step, repeats = grain_state(np.ascontiguousarray(x, dtype=np.float64), usable)
+    floor = np.zeros(y.shape)
+    grained = np.isfinite(step) & (repeats >= GRAIN_REPEATS)
+    if not grained.any():
+        return floor
+    rows = np.flatnonzero(grained.any(axis=1))
+    low, high = last[rows], last[rows] + step[rows]
+    if transforms is not None:
+        some = transforms.take(rows)
+        high, low = some.forward(high), some.forward(low)
+    up = high - low
+    floor[rows] = np.where(grained[rows] & np.isfinite(up), granularity * up, 0.0)
+    return floor

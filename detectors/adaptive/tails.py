@@ -121,29 +121,33 @@ def _tables(
     return df, log_norm, beyond, within, m
 
 
-def log_likelihoods(
-    z: FloatArray, count: NDArray[np.int64], limit: float, decay: float
-) -> NDArray[np.float32]:
-    """``(len(NU), *z.shape)``: each grid value's log likelihood of each error (0 where ``z``
-    is NaN: not judged). Single precision: these are summed into posterior weights, and half
-    the memory traffic is most of their cost on many series."""
-    df, log_norm, beyond, within, m = _tables(limit, decay)
-    cells = np.flatnonzero(~np.isnan(z))
-    zc = z.ravel()[cells]
-    index = np.minimum(count.ravel()[cells], COUNT_CAP)
-    far = np.abs(zc) > CENSOR
-    near = np.abs(zc) < INNER
-    squares = np.where(far, 0.0, zc * zc).astype(np.float32)
-    out = np.zeros((len(NU), z.size), dtype=np.float32)
-    for v in range(len(NU)):
-        d = df[v].astype(np.float32)[index]
-        density = log_norm[v].astype(np.float32)[index] - np.float32(0.5) * (d + 1) * np.log1p(
-            squares * np.float32(m[v] ** 2) / d
-        )
-        density[far] = beyond[v][index[far]]
-        density[near] = within[v][index[near]]
-        out[v, cells] = density
-    return out.reshape(len(NU), *z.shape)
+def earlier_log_likelihoods(
+    z: FloatArray,
+    count: NDArray[np.int64],
+    cells: tuple[NDArray[np.intp], ...],
+    limit: float,
+    decay: float,
+) -> FloatArray:
+    """``(len(NU), len(cells[0]))``: for each cell (row-major order, as ``np.nonzero`` gives
+    them), each grid value's log likelihood of the errors before it in its row (``z`` NaN: an
+    error that does not inform)."""
+    from detectors.adaptive.kernels import by_rows
+    from detectors.adaptive.kernels.likelihood import earlier_sums
+
+    tables = _tables(limit, decay)
+    z, count = np.ascontiguousarray(z, dtype=np.float64), np.ascontiguousarray(count)
+    rows, columns = (np.ascontiguousarray(c, dtype=np.int64) for c in cells)
+    out = np.zeros((len(NU), len(rows)))
+    # Cells are in row order: a thread's share of the cells is a share of the rows.
+    edges = np.searchsorted(rows, np.arange(len(z) + 1))
+
+    def part(chunk: slice) -> None:
+        here = slice(edges[chunk.start], edges[chunk.stop])
+        out[:, here] = earlier_sums(z, count, rows[here], columns[here], *tables, CENSOR,
+                                    INNER, COUNT_CAP)  # fmt: skip
+
+    by_rows(part, len(z), z.size)
+    return out
 
 
 def posterior(log_lik_sums: FloatArray) -> FloatArray:

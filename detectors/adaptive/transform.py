@@ -92,6 +92,10 @@ class Transforms:
         zone = np.where(np.isfinite(zone) & (zone > 0), zone, 1.0)
         return cls(kinds, zone, counts & (kinds != Transform.IDENTITY))
 
+    def take(self, rows: NDArray[np.int64]) -> Transforms:
+        """The transforms of ``rows`` only."""
+        return Transforms(self.kinds[rows], self.zone[rows], self.counts[rows])
+
     def floor(self) -> NDArray[np.float64]:
         """Per row, the transformed value of 0 for counts, else ``-inf``."""
         return np.where(self.counts, self.forward(np.zeros(len(self.kinds))), -np.inf)
