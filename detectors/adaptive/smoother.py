@@ -18,7 +18,8 @@ seasons of the series) runs over each transformed series:
   away from a value it repeated (in value units, mapped onto the transformed scale where the
   series is now), once it has repeated values ``GRAIN_REPEATS`` times: a metric that sits at 0
   and now and then shows one null row learns that one null row is normal, a large count that
-  repeats once by chance learns nothing (a truly constant series keeps a zero-width band);
+  repeats once by chance learns nothing (a constant ratio keeps a zero-width band; a constant
+  count of one or more moves by whole units, so its grain is one unit before it has moved);
 * ordinary errors move the level by ``level_rate * e`` and each seasonal component by
   ``season_rate`` of what is left; how noisy each phase of the first season is relative to the
   series is learnt too (nights of counts that touch zero are noisier than their days on any
@@ -178,11 +179,18 @@ def _floor(
     units: tuple[FloatMatrix, Transforms] | None,
 ) -> FloatMatrix:
     """The scale's floor before each point: ``granularity`` times the series' smallest step
-    away from a repeated value, as a step up from its last value on the transformed scale."""
+    away from a repeated value (one unit for counts that have not moved yet), as a step up
+    from its last value on the transformed scale."""
     from detectors.adaptive.kernels.smoothing import grain_state
 
     x, transforms = (y, None) if units is None else units
     last, step, repeats = grain_state(np.ascontiguousarray(x, dtype=np.float64), usable)
+    if transforms is not None:
+        # A count that has not moved yet still moves by whole units: twelve flights a day for a
+        # week, then eleven, is one unit, not an infinitely unlikely change (a count at 0 has
+        # no such grain: its first rows are news).
+        unmoved = transforms.counts[:, None] & np.isinf(step) & (last >= 1)
+        step = np.where(unmoved, 1.0, step)
     floor = np.zeros(y.shape)
     grained = np.isfinite(step) & (repeats >= GRAIN_REPEATS)
     if not grained.any():

@@ -26,7 +26,7 @@ LARGE_COUNTS = 10.0
 """Counts whose deciding values are mostly this large are modelled on a log scale, others (a
 table that is empty at night) on a square-root scale."""
 LOW_QUANTILE = 0.25
-LINEAR_ZONE = 0.1
+LINEAR_ZONE = 0.5
 """A positive magnitude's log scale turns linear below this share of its typical value, so a
 metric that sometimes nears zero (a mean delay) does not swing wildly there."""
 ANSCOMBE = 3.0 / 8.0

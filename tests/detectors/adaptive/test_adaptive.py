@@ -145,7 +145,15 @@ def test_nan_is_missing_and_infinity_is_flagged_but_never_learnt() -> None:
 
 def test_constant_series_never_alert_and_any_change_of_them_does() -> None:
     assert Adaptive().detect([5.0] * 60) == []
-    assert [a.index for a in Adaptive().detect([5.0] * 60 + [5.01])] == [60]
+    assert [a.index for a in Adaptive().detect([0.25] * 60 + [0.2501])] == [60]
+    assert [a.index for a in Adaptive().detect([0.0] * 60 + [1.0])] == [60]
+
+
+@pytest.mark.parametrize(("then", "flagged"), [(11.0, False), (13.0, False), (6.0, True)])
+def test_a_constant_count_moves_by_whole_units(then: float, flagged: bool) -> None:
+    # Twelve flights a day for a fortnight, then one fewer, is one unit, not a p-value of 0.
+    found = Adaptive().at_times(DAYS[:15]).detect([12.0] * 14 + [then])
+    assert (found != []) is flagged
 
 
 def test_a_metric_that_sits_at_zero_learns_its_occasional_single_null() -> None:
