@@ -211,3 +211,22 @@ def test_times_of_another_shape_are_refused() -> None:
     detector = Adaptive().at_times(DAYS[:10])
     with pytest.raises(ValueError, match="bound to times"):
         detector.evaluate(np.ones(20))
+
+
+def test_many_series_split_across_threads_judge_as_one_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import detectors.adaptive.kernels as kernels
+
+    rng = np.random.default_rng(3)
+    values = np.vstack([weekly_counts(120, seed) for seed in range(12)])
+    values[rng.random(values.shape) < 0.02] *= 0.4  # partial loads here and there
+    lengths, starts = np.full(12, 120), np.zeros(12, np.int64)
+    detector = Adaptive().with_spacing(86_400)
+    one = detector.evaluate_matrix(values, lengths, starts)
+    monkeypatch.setattr(kernels, "THREAD_CELLS", 100)
+    monkeypatch.setattr(kernels.os, "cpu_count", lambda: 4)
+    split = detector.evaluate_matrix(values, lengths, starts)
+    assert (one.codes == 1).any()
+    for whole, parts in zip(one, split, strict=True):
+        np.testing.assert_array_equal(whole, parts)
