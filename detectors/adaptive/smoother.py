@@ -116,9 +116,9 @@ def smooth(
     ``learn[g, t]`` says whether point ``t`` may serve as history (``False``: judged only);
     ``slots[g, t]`` is the point's time in spacings since a Monday midnight, which places it in
     its seasons (default: its position, for series without timestamps); ``units`` are the
-    values before the transform and their transforms: the scale's floor is a
-    step of the values' own granularity up from where the series is now (one flight more is a
-    big step at night and a small one at noon on a square-root scale).
+    values before the transform and their transforms: the scale's floor is a step of the
+    values' own granularity up from where the series is now (one flight more is a big step at
+    night and a small one at noon on a square-root scale).
     """
     from detectors.adaptive.kernels import by_rows
     from detectors.adaptive.kernels.smoothing import smooth_rows
