@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from detectors.adaptive.transform import first_values
+
 FloatMatrix = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
@@ -23,17 +25,11 @@ def cumulative_rows(x: FloatMatrix, points: int) -> BoolArray:
     ...                 7).tolist()
     [True, False]
     """
-    finite = np.isfinite(x)
-    rank = np.cumsum(finite, axis=1)
-    reached = np.flatnonzero(rank.min(axis=0, initial=points) >= points)
-    width = reached[0] + 1 if len(reached) else x.shape[1]  # the columns that decide
-    deciding = np.where(finite & (rank <= points), x, np.nan)[:, :width]
+    deciding, found = first_values(x, points)
     before = previous_values(deciding)
     with np.errstate(invalid="ignore"):
         falls = ~np.isnan(deciding) & ~np.isnan(before) & (deciding <= before)
-    return (rank[:, -1] >= min(points, 5) if x.shape[1] else np.zeros(len(x), bool)) & ~falls.any(
-        axis=1
-    )
+    return (found >= min(points, 5)) & ~falls.any(axis=1)
 
 
 def previous_values(x: FloatMatrix) -> FloatMatrix:

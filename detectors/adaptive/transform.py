@@ -67,13 +67,8 @@ class Transforms:
     @classmethod
     def choose(cls, x: FloatMatrix, points: int = DECIDING_POINTS) -> Transforms:
         """From the first ``points`` finite values of each row."""
-        finite = np.isfinite(x)
-        rank = np.cumsum(finite, axis=1)
-        reached = np.flatnonzero(rank.min(axis=0, initial=points) >= points)
-        width = reached[0] + 1 if len(reached) else x.shape[1]  # the columns that decide
-        deciding = np.where(finite & (rank <= points), x, np.nan)[:, :width]
+        deciding, found = first_values(x, points)
         ordered = np.sort(deciding, axis=1)  # NaN last
-        found = np.minimum(rank[:, -1], points) if x.shape[1] else np.zeros(len(x), np.int64)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no transform
             lowest = np.nanmin(deciding, axis=1)
@@ -137,6 +132,22 @@ class Transforms:
                 (v - base) * np.sqrt(ANSCOMBE),
             )
         return out
+
+
+def first_values(x: FloatMatrix, points: int) -> tuple[FloatMatrix, NDArray[np.int64]]:
+    """Each row's first ``points`` finite values in place (NaN elsewhere), cut to the columns
+    that hold them, and how many each row has.
+
+    >>> values, found = first_values(np.array([[1.0, np.nan, 2, 3], [4, 5, 6, 7]]), 2)
+    >>> values.tolist(), found.tolist()
+    ([[1.0, nan, 2.0], [4.0, 5.0, nan]], [2, 2])
+    """
+    finite = np.isfinite(x)
+    rank = np.cumsum(finite, axis=1)
+    reached = np.flatnonzero(rank.min(axis=0, initial=points) >= points)
+    width = reached[0] + 1 if len(reached) else x.shape[1]
+    found = np.minimum(rank[:, -1], points) if x.shape[1] else np.zeros(len(x), np.int64)
+    return np.where(finite & (rank <= points), x, np.nan)[:, :width], found
 
 
 def _sorted_quantile(ordered: FloatMatrix, found: NDArray[np.int64], q: float) -> FloatMatrix:

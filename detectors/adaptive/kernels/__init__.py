@@ -14,7 +14,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from numpy.typing import NDArray
 
+FloatArray = NDArray[np.float64]
+FloatMatrix = NDArray[np.float64]
+BoolMatrix = NDArray[np.bool_]
+IntArray = NDArray[np.int64]
+IntMatrix = NDArray[np.int64]
 THREAD_CELLS = 200_000
 """Work on more cells than this is split across threads; below it a thread costs more than it
 saves."""

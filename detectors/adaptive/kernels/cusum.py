@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 from numba import njit
-from numpy.typing import NDArray
 
+from detectors.adaptive.kernels import BoolMatrix, FloatMatrix
 from detectors.adaptive.persistence import (
     ALLOWANCE,
     CLIP,
@@ -15,9 +15,6 @@ from detectors.adaptive.persistence import (
     MEMORY,
     NORMAL_MAE,
 )
-
-FloatMatrix = NDArray[np.float64]
-BoolMatrix = NDArray[np.bool_]
 
 
 @njit(cache=True, nogil=True)

@@ -11,12 +11,8 @@ import math
 
 import numpy as np
 from numba import njit
-from numpy.typing import NDArray
 
-FloatArray = NDArray[np.float64]
-FloatMatrix = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-IntMatrix = NDArray[np.int64]
+from detectors.adaptive.kernels import FloatArray, FloatMatrix, IntArray, IntMatrix
 
 
 @njit(cache=True, nogil=True)

@@ -16,13 +16,8 @@ import math
 
 import numpy as np
 from numba import njit
-from numpy.typing import NDArray
 
-FloatArray = NDArray[np.float64]
-FloatMatrix = NDArray[np.float64]
-BoolMatrix = NDArray[np.bool_]
-IntArray = NDArray[np.int64]
-IntMatrix = NDArray[np.int64]
+from detectors.adaptive.kernels import BoolMatrix, FloatArray, FloatMatrix, IntArray, IntMatrix
 
 PHASE_MEMORY = 0.96
 FIT_CLIP = 10.0
@@ -33,9 +28,7 @@ TINY = 1e-300
 
 
 @njit(cache=True, nogil=True)
-def grain_state(
-    x: FloatMatrix, usable: BoolMatrix
-) -> tuple[FloatMatrix, FloatMatrix, NDArray[np.int64]]:
+def grain_state(x: FloatMatrix, usable: BoolMatrix) -> tuple[FloatMatrix, FloatMatrix, IntMatrix]:
     """Per cell, before the point: the last usable value, the smallest step the series made
     away from a value it had just repeated, and how many repeats it has made."""
     groups, steps = x.shape
