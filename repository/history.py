@@ -1,5 +1,5 @@
 """Series reads for detection: one metric's history (optionally without excluded points, or with
-its annotations), and the latest value of many groups at once."""
+its annotations), the histories of many groups at once, and the latest value of many groups."""
 
 from __future__ import annotations
 
@@ -98,13 +98,7 @@ def _series(
 ) -> tuple[np.ndarray, dict[str, Any]]:
     """Epoch milliseconds and columns of one series' succeeded points (see :func:`history`)."""
     metric_id = metric_id_of(metric)
-    where = (
-        Where(connector.dialect)
-        .add("s.metric_id = ?", metric_id)
-        .add("p.error IS NULL")
-        .tags("r.run_id", None if tags is None else check_tags(tags))
-        .time_range("r.ts", after, before)
-    )
+    where = _points_of(connector, metric_id, tags, after, before)
     if name is not None:
         where.add("s.name = ?", name)
     if group is not None:
@@ -127,11 +121,85 @@ def _series(
         if len(series_ids) > 1:
             raise _several_series(cur, metric_id, series_ids)
         millis = np.asarray(data["ts_ms"], dtype="int64")
-        repeated = np.flatnonzero(np.diff(millis) == 0)
-        if len(repeated):
-            at = int(millis[repeated[0]])
-            raise _several_runs(cur, metric_id, at, data["run_id"][millis == at])
+        repeated = _repeated_time(cur, metric_id, millis, data["run_id"])
+        if repeated is not None:
+            raise repeated
     return millis, data
+
+
+def histories(
+    connector: Backend,
+    metric: str | HasMetricId,
+    groups: Iterable[Mapping[str, str | None]],
+    *,
+    tags: Mapping[str, str] | None = None,
+    after: TimeLike | None = None,
+    before: TimeLike | None = None,
+    exclude_annotated: bool = False,
+) -> dict[str, pd.Series | AmbiguousSeriesError]:
+    """:func:`history` of many groups of one metric in one query, by canonical group key
+    (``keys.canonical_key``): each group's series, or the error ``history`` would raise for it
+    (errors as values: one ambiguous group does not fail the others). A group without stored
+    points gets an empty series."""
+    metric_id = metric_id_of(metric)
+    wanted = list(dict.fromkeys(canonical_key(check_group(g)) for g in groups))
+    where = _points_of(connector, metric_id, tags, after, before).within("k.group_key", wanted)
+    if exclude_annotated:
+        where.add(f"NOT {covered_by(EXCLUDED)}")
+    epoch = connector.dialect.epoch_ms("r.ts")
+    sql = (
+        f"SELECT {epoch} AS ts_ms, p.value, p.series_id, p.run_id, k.group_key {_FROM} "
+        f"WHERE {where.sql} ORDER BY k.group_key, r.ts, r.run_id"
+    )
+    found: dict[str, pd.Series | AmbiguousSeriesError] = {}
+    with connector.cursor() as cur:
+        data = cur.numpy(sql, where.params) if wanted else {}
+        keys = np.asarray(data.get("group_key", []), dtype=object)
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist() if len(keys) else []
+        ends = [*starts[1:], len(keys)] if starts else []
+        for start, end in zip(starts, ends, strict=True):
+            rows = slice(start, end)
+            millis = np.asarray(data["ts_ms"][rows], dtype="int64")
+            series_ids = np.unique(data["series_id"][rows])
+            error = (
+                _several_series(cur, metric_id, series_ids)
+                if len(series_ids) > 1
+                else _repeated_time(cur, metric_id, millis, data["run_id"][rows])
+            )
+            found[str(keys[start])] = error or pd.Series(
+                np.asarray(data["value"][rows], dtype="float64"),
+                index=timestamps(millis).rename("timestamp"), name=metric_id,
+            )  # fmt: skip
+    empty = pd.Series([], index=timestamps([]).rename("timestamp"), name=metric_id, dtype=float)
+    return {key: found.get(key, empty) for key in wanted}
+
+
+def _points_of(
+    connector: Backend,
+    metric_id: str,
+    tags: Mapping[str, str] | None,
+    after: TimeLike | None,
+    before: TimeLike | None,
+) -> Where:
+    """The succeeded points of ``metric_id`` in runs with ``tags`` within the time range."""
+    return (
+        Where(connector.dialect)
+        .add("s.metric_id = ?", metric_id)
+        .add("p.error IS NULL")
+        .tags("r.run_id", None if tags is None else check_tags(tags))
+        .time_range("r.ts", after, before)
+    )
+
+
+def _repeated_time(
+    cur: Cursor, metric_id: str, millis: np.ndarray, run_ids: np.ndarray
+) -> AmbiguousSeriesError | None:
+    """The error for several runs at one time of a series' sorted ``millis``, if any."""
+    repeated = np.flatnonzero(np.diff(millis) == 0)
+    if not len(repeated):
+        return None
+    at = int(millis[repeated[0]])
+    return _several_runs(cur, metric_id, at, run_ids[millis == at])
 
 
 def latest(

@@ -19,7 +19,8 @@ from repository.annotations import (
 from repository.backends import Dialect, SqlCursor, open_backend
 from repository.catalog import list_groups, list_metrics, tag_values
 from repository.dimensions import GroupKeys
-from repository.history import annotated_history, history, latest
+from repository.errors import AmbiguousSeriesError
+from repository.history import annotated_history, histories, history, latest
 from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike, metric_id_of
 from repository.outcomes import CheckOutcome, load_outcomes, stage_outcomes, write_outcomes
 from repository.query import MetricQuery
@@ -136,6 +137,24 @@ class MetricsRepository:
         return history(
             self._connector, metric, tags=tags, group=group, name=name, after=after,
             before=before, exclude_annotated=exclude_annotated,
+        )  # fmt: skip
+
+    def histories(
+        self,
+        metric: str | HasMetricId,
+        groups: Iterable[Mapping[str, str | None]],
+        *,
+        tags: Mapping[str, str] | None = None,
+        after: TimeLike | None = None,
+        before: TimeLike | None = None,
+        exclude_annotated: bool = False,
+    ) -> dict[str, pd.Series | AmbiguousSeriesError]:
+        """``history()`` of many groups in one query, keyed by
+        ``repository.keys.canonical_key(group)``: a series per group, or the
+        ``AmbiguousSeriesError`` ``history()`` would raise for it."""
+        return histories(
+            self._connector, metric, groups, tags=tags, after=after, before=before,
+            exclude_annotated=exclude_annotated,
         )  # fmt: skip
 
     def annotated_history(

@@ -6,17 +6,18 @@ As in Schelter et al., PVLDB 2018, §3.4.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks.levels import ConstraintStatus
 from anomaly.errors import ConfigurationError
-from detectors import Adaptive, Status, as_detector, is_newest_anomalous
+from detectors import Adaptive, Status, Verdict, as_detector, detect_frame, is_newest_anomalous
 
 
 @dataclass(frozen=True)
@@ -83,13 +84,53 @@ class AnomalyConstraint:
         """What the constraint asserts."""
         return f"{self.analyzer.metric_id} is no anomaly for {self.detector!r}"
 
-    def judge(self, history: pd.Series, value: float) -> AnomalyOutcome:
-        """The outcome for `value` given its `history` (a series by timestamp)."""
+    def judge(
+        self, history: pd.Series, value: float, when: datetime | None = None
+    ) -> AnomalyOutcome:
+        """The outcome for `value` given its `history` (a series by timestamp); `when` is the
+        time of `value` (default: one spacing after the last point), and only history before
+        it counts."""
         history = history.dropna()
+        if when is not None:
+            history = history[history.index < pd.Timestamp(when)]
         n = len(history)
         if n < self.min_history:
             return self._insufficient(n, f"{n} points, at least {self.min_history} needed")
-        verdict = is_newest_anomalous(history, value, self.detector)
+        point = value if when is None else (pd.Timestamp(when), value)
+        return self._outcome(is_newest_anomalous(history, point, self.detector), n)
+
+    def judge_many(
+        self, points: Sequence[tuple[pd.Series, float]], when: datetime
+    ) -> list[AnomalyOutcome]:
+        """``judge(history, value, when)`` of each ``(history, value)`` pair (the groups of one
+        run at time `when`), with one detector call for all of them: a vectorised detector
+        judges thousands of groups in one pass."""
+        moment = pd.Timestamp(when)
+        outcomes: dict[int, AnomalyOutcome] = {}
+        parts = []
+        for k, (history, value) in enumerate(points):
+            earlier = history.dropna()
+            earlier = earlier[earlier.index < moment]
+            if len(earlier) == 0 or len(earlier) < self.min_history or math.isnan(value):
+                outcomes[k] = self.judge(history, value, when)  # nothing to batch
+                continue
+            times = earlier.index.append(pd.DatetimeIndex([moment]))
+            values = np.append(earlier.to_numpy(dtype=float), value)
+            parts.append(pd.DataFrame({"point": k, "timestamp": times, "value": values}))
+        if parts:
+            frame = pd.concat(parts, ignore_index=True)
+            rows = detect_frame(frame, self.detector, by="point", newest_only=True,
+                                anomalies_only=False)  # fmt: skip
+            for row in rows.itertuples(index=False):
+                verdict = Verdict(
+                    row.timestamp, row.value, Status(row.status), row.lower, row.upper,
+                    row.confidence, row.detail, int(row.history),
+                    getattr(row, "p_value", math.nan),
+                )  # fmt: skip
+                outcomes[int(row.point)] = self._outcome(verdict, int(row.history))
+        return [outcomes[k] for k in range(len(points))]
+
+    def _outcome(self, verdict: Verdict, n: int) -> AnomalyOutcome:
         lower = None if math.isnan(verdict.lower) else verdict.lower
         upper = None if math.isnan(verdict.upper) else verdict.upper
         p = None if math.isnan(verdict.p_value) else verdict.p_value

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
@@ -14,8 +13,10 @@ from anomaly.checks import (
     ConstraintResult,
     ConstraintStatus,
 )
+from anomaly.checks.anomaly_constraint import AnomalyOutcome
 from anomaly.context import AnalyzerContext
 from anomaly.metrics import Metric
+from repository.keys import canonical_key
 
 if TYPE_CHECKING:
     from repository import MetricsRepository, ResultKey
@@ -28,13 +29,13 @@ def evaluate_check(
     key: ResultKey | None,
 ) -> list[ConstraintResult]:
     """One row per constraint and group of `check`."""
-    rows = []
+    rows: list[ConstraintResult] = []
     for constraint in check.constraints:
-        for metric in context.for_analyzer(constraint.analyzer).values():
-            if isinstance(constraint, Constraint):
-                rows.append(_metric_row(check, constraint, metric))
-            else:
-                rows.append(_anomaly_row(check, constraint, metric, repository, key))
+        metrics = list(context.for_analyzer(constraint.analyzer).values())
+        if isinstance(constraint, Constraint):
+            rows.extend(_metric_row(check, constraint, metric) for metric in metrics)
+        else:
+            rows.extend(_anomaly_rows(check, constraint, metrics, repository, key))
     return rows
 
 
@@ -46,14 +47,18 @@ def _metric_row(check: Check, constraint: Constraint, metric: Metric) -> Constra
     )  # fmt: skip
 
 
-def _anomaly_row(
+def _anomaly_rows(
     check: Check,
     constraint: AnomalyConstraint,
-    metric: Metric,
+    metrics: list[Metric],
     repository: MetricsRepository | None,
     key: ResultKey | None,
-) -> ConstraintResult:
-    def row(status: ConstraintStatus, message: str | None, **extra: Any) -> ConstraintResult:
+) -> list[ConstraintResult]:
+    """The rows of one anomaly constraint, one per group: the histories of all groups are read
+    in one query and judged in one detector call (a grouped check over thousands of groups)."""
+
+    def row(metric: Metric, status: ConstraintStatus, message: str | None,
+            **extra: Any) -> ConstraintResult:  # fmt: skip
         value = metric.value if isinstance(metric.value, int | float) else None
         return ConstraintResult(
             check.description, check.level, constraint.name, constraint.predicate, status,
@@ -61,46 +66,74 @@ def _anomaly_row(
             detector=constraint.detector_name, **extra,
         )  # fmt: skip
 
+    rows: dict[int, ConstraintResult] = {}
+    judged: list[int] = []
+    for k, metric in enumerate(metrics):
+        problem = _unjudgeable(metric, repository)
+        if problem is not None:
+            rows[k] = row(metric, ConstraintStatus.FAILURE, problem)
+        else:
+            judged.append(k)
+    if judged:
+        assert repository is not None
+        try:
+            outcomes = _judge(repository, constraint, [metrics[k] for k in judged], key)
+        except Exception as error:  # a detector or storage error fails this constraint only
+            outcomes = [error] * len(judged)
+        for k, outcome in zip(judged, outcomes, strict=True):
+            metric = metrics[k]
+            if isinstance(outcome, Exception):
+                rows[k] = row(metric, ConstraintStatus.FAILURE,
+                              f"{type(outcome).__name__}: {outcome}")  # fmt: skip
+                continue
+            message = outcome.message
+            if outcome.history_length == 0 and metric.group:
+                message = f"new group {dict(metric.group)}: no history yet, nothing to compare with"
+            rows[k] = row(
+                metric, outcome.status, message, lower=outcome.lower, upper=outcome.upper,
+                history_length=outcome.history_length, score=outcome.score,
+                p_value=outcome.p_value,
+            )  # fmt: skip
+    return [rows[k] for k in range(len(metrics))]
+
+
+def _unjudgeable(metric: Metric, repository: MetricsRepository | None) -> str | None:
+    """Why this metric cannot be judged against history, if it cannot."""
     if not metric.succeeded:
-        return row(ConstraintStatus.FAILURE, metric.error)
+        return metric.error
     if not isinstance(metric.value, int | float):
-        return row(
-            ConstraintStatus.FAILURE,
+        return (
             f"{metric.metric_id} has several values; has_no_anomalies needs a single-valued "
-            "metric (e.g. ApproxQuantile instead of ApproxQuantiles)",
+            "metric (e.g. ApproxQuantile instead of ApproxQuantiles)"
         )
     if repository is None:
-        return row(
-            ConstraintStatus.FAILURE,
-            "has_no_anomalies needs stored history: call use_repository(repo) on the suite",
-        )
-    try:
-        history = _history(repository, constraint, metric.metric_id, metric.group, key)
-        outcome = constraint.judge(history, float(metric.value))
-    except Exception as error:  # a detector or storage error fails this constraint only
-        return row(ConstraintStatus.FAILURE, f"{type(error).__name__}: {error}")
-    message = outcome.message
-    if outcome.history_length == 0 and metric.group:
-        message = f"new group {dict(metric.group)}: no history yet, nothing to compare with"
-    return row(
-        outcome.status, message, lower=outcome.lower, upper=outcome.upper,
-        history_length=outcome.history_length, score=outcome.score, p_value=outcome.p_value,
-    )  # fmt: skip
+        return "has_no_anomalies needs stored history: call use_repository(repo) on the suite"
+    return None
 
 
-def _history(
+def _judge(
     repository: MetricsRepository,
     constraint: AnomalyConstraint,
-    metric_id: str,
-    group: Mapping[str, str | None],
+    metrics: list[Metric],
     key: ResultKey | None,
-) -> pd.Series:
+) -> list[AnomalyOutcome | Exception]:
+    """The outcome of each metric (all of one metric id), or the error that prevented it."""
     # Points annotated "excluded" (a fixed bad run, say) never serve as history.
-    history = repository.history(
-        metric_id, tags=constraint.tags, group=dict(group), after=constraint.after,
-        before=constraint.before, exclude_annotated=True,
+    stored = repository.histories(
+        metrics[0].metric_id, [m.group for m in metrics], tags=constraint.tags,
+        after=constraint.after, before=constraint.before, exclude_annotated=True,
     )  # fmt: skip
-    if key is not None:
-        # The run never sees itself (a re-run of the same key) nor later runs (a backfill).
-        history = history[history.index < pd.Timestamp(key.timestamp)]
-    return history
+    outcomes: dict[int, AnomalyOutcome | Exception] = {}
+    ready: dict[int, tuple[pd.Series, float]] = {}
+    for k, metric in enumerate(metrics):
+        history = stored[canonical_key(dict(metric.group))]
+        if isinstance(history, Exception):
+            outcomes[k] = history
+        else:
+            ready[k] = (history, float(cast(float, metric.value)))
+    if key is None:  # no run time: each value follows its history by one spacing
+        judged = [constraint.judge(history, value) for history, value in ready.values()]
+    else:  # at the run's time: it never sees itself (a re-run) nor later runs (a backfill)
+        judged = constraint.judge_many(list(ready.values()), key.timestamp)
+    outcomes.update(zip(ready, judged, strict=True))
+    return [outcomes[k] for k in range(len(metrics))]

@@ -5,6 +5,7 @@ import pytest
 
 from repository import AmbiguousSeriesError, MetricRecord, MetricsRepository
 from repository.history import LATEST_COLUMNS
+from repository.keys import canonical_key
 from tests.repository.conftest import day, key, mean, size
 
 
@@ -54,6 +55,26 @@ def test_history_refuses_two_runs_at_one_timestamp(repo: MetricsRepository) -> N
     with pytest.raises(AmbiguousSeriesError, match=r"2 runs at 2024-05-01.*'env': 'dev'"):
         repo.history("Size(*)", tags={"dataset": "orders"})
     assert repo.history("Size(*)", tags={"env": "dev"}).tolist() == [2.0]
+
+
+def test_histories_of_many_groups_equal_one_history_each(repo: MetricsRepository) -> None:
+    for n in (2, 0, 1):
+        repo.save(key(n), [mean("price", 10.0 * n + g, country=c) for g, c in enumerate("AB")])
+    repo.save(key(3), [mean("price", None, error="boom", country="A"), mean("price", 5.0)])
+    repo.save(key(1, dataset="orders", env="dev"), [mean("price", 7.0, country="C")])
+    repo.save(key(1, dataset="orders", env="prd"), [mean("price", 8.0, country="C")])
+    groups = [{"country": "A"}, {"country": "B"}, {}, {"country": "Z"}, {"country": "C"}]
+
+    found = repo.histories("Mean(price)", groups, tags={"dataset": "orders"}, before=day(2))
+    assert list(found) == [canonical_key(g) for g in groups]
+    for group in groups[:4]:
+        one = repo.history("Mean(price)", group=group, tags={"dataset": "orders"}, before=day(2))
+        pd.testing.assert_series_equal(found[canonical_key(group)], one)
+    assert found[canonical_key({"country": "A"})].tolist() == [0.0, 10.0, 20.0]
+    assert found[canonical_key({"country": "Z"})].empty  # never stored: no history yet
+    # One group with two runs at one time is an error value; the others are still read.
+    ambiguous = found[canonical_key({"country": "C"})]
+    assert isinstance(ambiguous, AmbiguousSeriesError) and "2 runs at" in str(ambiguous)
 
 
 def test_latest_value_of_every_group_in_one_call(repo: MetricsRepository) -> None:
