@@ -78,8 +78,8 @@ def _anomaly_rows(
         assert repository is not None
         try:
             outcomes = _judge(repository, constraint, [metrics[k] for k in judged], key)
-        except Exception as error:  # a detector or storage error fails this constraint only
-            outcomes = [error] * len(judged)
+        except Exception:  # one group's data or a storage error: each group on its own then
+            outcomes = [_judge_alone(repository, constraint, metrics[k], key) for k in judged]
         for k, outcome in zip(judged, outcomes, strict=True):
             metric = metrics[k]
             if isinstance(outcome, Exception):
@@ -109,6 +109,19 @@ def _unjudgeable(metric: Metric, repository: MetricsRepository | None) -> str | 
     if repository is None:
         return "has_no_anomalies needs stored history: call use_repository(repo) on the suite"
     return None
+
+
+def _judge_alone(
+    repository: MetricsRepository,
+    constraint: AnomalyConstraint,
+    metric: Metric,
+    key: ResultKey | None,
+) -> AnomalyOutcome | Exception:
+    """One group's outcome, or the error that prevented it (which fails this group only)."""
+    try:
+        return _judge(repository, constraint, [metric], key)[0]
+    except Exception as error:
+        return error
 
 
 def _judge(

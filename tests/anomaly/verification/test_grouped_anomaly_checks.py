@@ -100,3 +100,24 @@ def test_a_check_sees_only_history_before_its_run(repo: MetricsRepository) -> No
     when = DAY0 + timedelta(days=21)
     (row,) = evaluate_check(check, today({2: 600.0}), repo, ResultKey(when, TAGS))
     assert row.history_length == 21 and row.status is ConstraintStatus.SUCCESS
+
+
+class FailsOnNegatives:
+    """A user's detector that cannot handle one group's data."""
+
+    def detect(self, values: object, interval: object = None) -> list[object]:
+        if any(v < 0 for v in list(values)):  # type: ignore[call-overload]
+            raise ValueError("negative sizes are not supported")
+        return []
+
+
+def test_a_detector_error_in_one_group_fails_that_group_only(repo: MetricsRepository) -> None:
+    values = {0: 200.0, 1: -1.0, 2: 600.0}
+    check = Check(CheckLevel.ERROR, "orders").has_no_anomalies(
+        Size(), FailsOnNegatives(), tags=TAGS
+    )
+    rows = evaluate_check(check, today(values), repo, ResultKey(DAY0 + timedelta(days=DAYS), TAGS))
+    assert [r.status for r in rows] == [
+        ConstraintStatus.SUCCESS, ConstraintStatus.FAILURE, ConstraintStatus.SUCCESS,
+    ]  # fmt: skip
+    assert rows[1].message == "ValueError: negative sizes are not supported"
