@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers.columns import col
+from anomaly.analyzers.sketch_state import KLL_K
 from anomaly.analyzers.slot import TOP_VALUES, Slot, SlotAnalyzer, SlotValues
 from anomaly.metrics import group_key
 from anomaly.scan import Outcome, group_column, job_error_message
@@ -180,7 +181,7 @@ def _aggregates(j: int, inputs: tuple[str, ...]) -> list[Column]:
         number = F.col(f"__number{j}")
         found += [
             F.count(number), F.min(number), F.max(number), F.sum(number), F.var_pop(number),
-            F.kll_sketch_agg_double(number), F.count(F.when(number == 0, 1)),
+            F.kll_sketch_agg_double(number, KLL_K), F.count(F.when(number == 0, 1)),
             F.count(F.when(number < 0, 1)),
         ]  # fmt: skip
     if "text" in inputs:

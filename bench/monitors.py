@@ -32,6 +32,7 @@ from common import print_table, spark_jobs, timed, write_results
 
 from anomaly import AnalysisRunner
 from anomaly.analyzers import Size
+from anomaly.analyzers.sketch_state import KLL_K
 from anomaly.analyzers.slot import TOP_VALUES
 from anomaly.monitors import ColumnHealth
 from anomaly.spark import WIDE_CONF, build_session, runtime_conf
@@ -83,7 +84,7 @@ def floor(df: Any) -> Any:
             number = value.cast("double")
         aggregates += [
             F.count(key), F.hll_sketch_agg(key, HLL_LG_K), F.count(number), F.min(number),
-            F.max(number), F.sum(number), F.var_pop(number), F.kll_sketch_agg_double(number),
+            F.max(number), F.sum(number), F.var_pop(number), F.kll_sketch_agg_double(number, KLL_K),
             F.count(F.when(number == 0, 1)), F.count(F.when(number < 0, 1)),
         ]  # fmt: skip
         if kind == "string":

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from anomaly.analyzers.base import ScanShareableAnalyzer, finite_or_none
 from anomaly.analyzers.columns import col, field_type
 from anomaly.analyzers.partly_judged import PartlyJudgedMetric
-from anomaly.analyzers.sketch_state import KllState, _SketchState
+from anomaly.analyzers.sketch_state import KLL_K, KllState, _SketchState
 from anomaly.analyzers.slot import Slot, SlotAnalyzer, SlotValues
 from anomaly.analyzers.state import check_same_kind
 from anomaly.errors import ConfigurationError
@@ -145,7 +145,7 @@ class Timeliness(ScanShareableAnalyzer[LatencyState], SlotAnalyzer[LatencyState]
         late = F.lit(None) if self.threshold is None else F.when(latency > self.threshold, 1)
         return [
             F.count(latency), F.sum(latency), F.count(late), F.max(latency),
-            F.kll_sketch_agg_double(latency),
+            F.kll_sketch_agg_double(latency, KLL_K),
         ]  # fmt: skip
 
     def state_from_row(self, values: Sequence[Any]) -> LatencyState:
