@@ -90,9 +90,7 @@ class AnomalyConstraint:
         """The outcome for `value` given its `history` (a series by timestamp); `when` is the
         time of `value` (default: one spacing after the last point), and only history before
         it counts."""
-        history = history.dropna()
-        if when is not None:
-            history = history[history.index < pd.Timestamp(when)]
+        history = _earlier(history, when)
         n = len(history)
         if n < self.min_history:
             return self._insufficient(n, f"{n} points, at least {self.min_history} needed")
@@ -109,8 +107,7 @@ class AnomalyConstraint:
         outcomes: dict[int, AnomalyOutcome] = {}
         parts = []
         for k, (history, value) in enumerate(points):
-            earlier = history.dropna()
-            earlier = earlier[earlier.index < moment]
+            earlier = _earlier(history, when)
             if len(earlier) == 0 or len(earlier) < self.min_history or math.isnan(value):
                 outcomes[k] = self.judge(history, value, when)  # nothing to batch
                 continue
@@ -165,3 +162,9 @@ class AnomalyConstraint:
         if n == 0:
             message = f"insufficient history: no earlier points of {self.analyzer.metric_id}"
         return AnomalyOutcome(status, message, lower, upper, n)
+
+
+def _earlier(history: pd.Series, when: datetime | None) -> pd.Series:
+    """The stored points of `history` a value at `when` is judged on (all without a time)."""
+    history = history.dropna()
+    return history if when is None else history[history.index < pd.Timestamp(when)]
