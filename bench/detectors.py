@@ -3,8 +3,10 @@
 10,000 groups x 365 daily points (a year of one metric per segment). For each detector the
 vectorised ``detect_frame`` and the loop a user would write with the index-based API
 (``groupby`` -> sort -> ``detector.detect``) run side by side in one process, on one core, and
-must flag the same points. SeasonalArima runs on 1,000 groups, locally and fanned out over
-Spark (``local[2]``) with ``applyInPandas``.
+must flag the same points. ``Adaptive`` also runs on the same groups with every value repeated
+from day 200 on (the stale-value test's worst case: an improbable run in every group).
+SeasonalArima runs on 1,000 groups, locally and fanned out over Spark (``local[2]``) with
+``applyInPandas``.
 
 ``--holt-winters-band`` instead measures the quality of HoltWinters' band widths on the weekly
 series of ``bench/data`` (daily row and distinct counts, not new datasets) with the machinery
@@ -68,6 +70,22 @@ def make_frame(groups: int, points: int, seed: int = 0) -> pd.DataFrame:
             "value": values.ravel(),
         }
     )
+
+
+FROZEN = "Adaptive, every group frozen"
+FROZEN_FROM = 200
+
+
+def frozen(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every group's value repeated from day ``FROZEN_FROM`` on: the worst case
+    of the stale-value test (a long improbable run in every group)."""
+    first = frame["timestamp"].min()
+    day = (frame["timestamp"] - first).dt.days
+    stuck_at = frame[day == FROZEN_FROM - 1].set_index("group")["value"]
+    late = day >= FROZEN_FROM
+    out = frame.copy()
+    out.loc[late, "value"] = out.loc[late, "group"].map(stuck_at).to_numpy()
+    return out
 
 
 def timed(run: Callable[[], Any], repeat: int = 1) -> tuple[float, float, Any]:
@@ -164,14 +182,16 @@ def main() -> None:
         holt_winters_band(args.jobs)
         return
     groups, arima_groups = (1_000, 100) if args.quick else (10_000, 1_000)
-    frame = make_frame(groups, POINTS)
-    shuffled = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    frame = original = make_frame(groups, POINTS)
+    shuffled = original_shuffled = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
 
     # Adaptive with the spacing given, so the index-based loop sees the same calendar.
     adaptive = Adaptive(spacing=86_400.0)
     cases: list[tuple[str, Any, bool, float | None]] = [
         ("Adaptive (default), newest point", adaptive, True, 2.0),
         ("Adaptive (default), full history", adaptive, False, None),
+        (FROZEN + ", newest point", adaptive, True, None),
+        (FROZEN + ", full history", adaptive, False, None),
         ("OnlineNormal, newest point", OnlineNormal(), True, 1.0),
         ("SimpleThreshold, newest point", SimpleThreshold(0, 160), True, 0.5),
         ("AbsoluteChange, newest point", AbsoluteChange(-25, 25), True, 0.5),
@@ -187,6 +207,10 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     load_before = os.getloadavg()[0]
     for name, detector, newest_only, target in cases:
+        if name.startswith(FROZEN):
+            frame, shuffled = frozen(frame), frozen(shuffled)
+        elif frame is not original:
+            frame, shuffled = original, original_shuffled
         ours = timed(partial(detect_frame, frame, detector, "group", newest_only=newest_only), 3)
         unsorted = timed(
             partial(detect_frame, shuffled, detector, "group", newest_only=newest_only)
@@ -194,7 +218,8 @@ def main() -> None:
         looped = frame if not isinstance(detector, Adaptive) else frame.iloc[: len(frame) // 10]
         loop = timed(partial(plain_loop, looped, detector, newest_only))
         if looped is not frame:  # one Python call per group is slow: 1 in 10 groups, scaled
-            mine = {f for f in flagged_by_frame(ours[2]) if f[0] in set(looped["group"])}
+            sampled = set(looped["group"])
+            mine = {f for f in flagged_by_frame(ours[2]) if f[0] in sampled}
             assert mine == loop[2], f"{name}: vectorised and loop disagree"
             loop = (loop[0] * 10, loop[1] * 10, loop[2])
         else:

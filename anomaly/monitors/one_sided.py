@@ -50,7 +50,9 @@ class UpperOnly(Detector):
         }
         p_values = getattr(judged, "p_value", None)  # calibrated detectors give one per point
         if p_values is not None:
-            changes["p_value"] = np.where(below & ~np.isnan(p_values), 1.0, p_values)
+            # A point under the band, or flagged inside it (a stale value), is no evidence of
+            # a rise: it must not rank among the run's p-values either.
+            changes["p_value"] = np.where((below | low) & ~np.isnan(p_values), 1.0, p_values)
         return replace(judged, **changes)
 
     def __repr__(self) -> str:

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
-from detectors.adaptive import calendar, persistence, tails
+from detectors.adaptive import calendar, persistence, stuck, tails
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
     DAY,
@@ -41,6 +41,9 @@ SETTLED = 10  # errors before a model's errors say anything about tails
 PERIOD_SLOTS = 10_000
 INCREMENTS = 4
 """``aux`` packs the scale and the period: (transform + 4 * increments) * 10_000 + period."""
+POINT_SHARE = 1.0 - persistence.SHARE - stuck.SHARE
+"""The share of the false-alarm rate spent on single points (the rest: lasting changes and
+values that stopped changing)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,9 @@ class Adaptive(MatrixDetector):
     the band is calibrated on the series' own past one-step errors (see
     :mod:`detectors.adaptive.tails`) so that a normal point falls outside it with probability
     ``false_alarm_rate``, and each verdict has a p-value. A lasting level shift raises one
-    alert: when the next point confirms the new level, the model moves there.
+    alert: when the next point confirms the new level, the model moves there. A value repeated
+    more times in a row than the series' own history makes likely (a stale metric, a frozen
+    sensor) raises one alert per run (:mod:`detectors.adaptive.stuck`).
 
     Parameters
     ----------
@@ -89,6 +94,9 @@ class Adaptive(MatrixDetector):
     >>> shifted = np.r_[rng.normal(50, 1, 40), rng.normal(70, 1, 40)]  # a lasting shift
     >>> [a.index for a in Adaptive(season=None).detect(shifted)]
     [40]
+    >>> frozen = np.r_[rng.normal(20, 2, 60).round(2), np.full(10, 21.37)]  # a stale source
+    >>> [a.index for a in Adaptive(season=None).detect(frozen)]
+    [63]
     """
 
     false_alarm_rate: float = 0.001
@@ -273,14 +281,18 @@ class Adaptive(MatrixDetector):
         sums, p_lasting = self._lasting(z, ready & learn, needed)
         lower, upper = self._band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset)  # fmt: skip
-        p = np.minimum(np.minimum(p / (1 - persistence.SHARE), p_lasting / persistence.SHARE), 1.0)
+        stale, p_stale, run = self._stale(values, learn, needed, offset)
+        p = np.minimum.reduce([p / POINT_SHARE, p_lasting / persistence.SHARE,
+                               p_stale / stuck.SHARE, np.ones(p.shape)])  # fmt: skip
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
-        codes[needed] = np.where(outside(values[needed], lower[needed], upper[needed]), ANOMALY, OK)
+        flagged = outside(values[needed], lower[needed], upper[needed]) | stale[needed]
+        codes[needed] = np.where(flagged, ANOMALY, OK)
         codes[np.isnan(values)] = MISSING
         confidence = np.where(needed, 1.0 - p, np.nan)
         kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)
         packed = fc.period + PERIOD_SLOTS * kind[:, None]
         aux = np.where(needed, packed.astype(np.float64), np.nan)
+        aux[stale] = -run[stale]  # describe() tells a stale value by its negative aux
         rows = np.flatnonzero(forecast_rows)
         expected = transforms.take(rows).inverse(fc.forecast[rows])
         return MatrixResult(lower, upper, codes, confidence, aux, p), expected
@@ -296,6 +308,29 @@ class Adaptive(MatrixDetector):
         height = np.maximum(sums.below, sums.above)
         p = np.where(needed, persistence.p_value(height) * (2 if all(sides) else 1), np.nan)
         return sums, p
+
+    def _stale(
+        self,
+        values: FloatMatrix,
+        learn: NDArray[np.bool_],
+        needed: NDArray[np.bool_],
+        offset: FloatMatrix,
+    ) -> tuple[NDArray[np.bool_], FloatMatrix, NDArray[np.int64]]:
+        """The points where a run of repeated values first became improbable, their p-values
+        (1 elsewhere) and the runs' lengths. Only with ``side="both"`` (a stale value is
+        neither a drop nor a rise), and not on cumulative rows, whose repeat is a stalled
+        growth the forecast test already sees."""
+        stale = np.zeros(values.shape, dtype=bool)
+        p = np.ones(values.shape)
+        run = np.zeros(values.shape, dtype=np.int64)
+        judged = needed.any(axis=1) & ~offset.any(axis=1)
+        rows = np.flatnonzero(judged) if self.side == "both" else np.array([], int)
+        if len(rows):
+            found = stuck.runs(values[rows], learn[rows], stuck.SHARE * self.false_alarm_rate)
+            stale[rows] = found.first & needed[rows]
+            p[rows] = np.where(stale[rows], found.p_value, 1.0)
+            run[rows] = found.length
+        return stale, p, run
 
     def _slot_matrix(self, shape: tuple[int, int]) -> NDArray[np.int64] | None:
         slots: NDArray[np.int64] | None = getattr(self, "_slots", None)
@@ -324,7 +359,7 @@ class Adaptive(MatrixDetector):
         nu = tails.plug_in(tails.posterior(earlier))
         count = fc.count[cells]
         zc = z[cells]
-        rate = self.false_alarm_rate * (1 - persistence.SHARE)
+        rate = self.false_alarm_rate * POINT_SHARE
         one_side = rate if self.side != "both" else rate / 2
         if self.side == "both":
             pc = np.minimum(2.0 * tails.tail_probability(np.abs(zc), nu, count, limit, decay),
@@ -382,6 +417,13 @@ class Adaptive(MatrixDetector):
     def describe(self, cell: Cell) -> str:
         if cell.code != ANOMALY:
             return super().describe(cell)
+        if cell.aux < 0:
+            return (
+                f"[{self.name}] Value {fmt(cell.value)} came {int(-cell.aux) + 1} times in a"
+                f" row, a run its history makes unlikely (false_alarm_rate"
+                f" {self.false_alarm_rate:g}); bounds were [{fmt(cell.lower)},"
+                f" {fmt(cell.upper)}]."
+            )
         period = int(cell.aux) % PERIOD_SLOTS
         kind, increments = divmod(int(cell.aux) // PERIOD_SLOTS, INCREMENTS)[::-1]
         scale = Transform(kind).label + (" scale of the increments" if increments else " scale")

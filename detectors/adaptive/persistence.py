@@ -30,8 +30,8 @@ ALLOWANCE = 0.5
 CLIP = 2.5
 SCALE = 0.175
 DECAY = 1.05
-SHARE = 0.25
-"""The share of the false-alarm rate spent on lasting changes (the rest on single points)."""
+SHARE = 0.2
+"""The share of the false-alarm rate spent on lasting changes."""
 MEMORY = 0.98
 """Per point, the weight kept by the running error autocorrelation (about 50 points)."""
 MAX_AUTOCORRELATION = 0.9
@@ -43,7 +43,7 @@ def threshold(rate: float) -> float:
     """The sum that fires at ``rate`` false alarms per point and side.
 
     >>> round(threshold(0.001 * SHARE / 2), 2)
-    6.9
+    7.1
     """
     return math.log(SCALE / rate) / DECAY
 
