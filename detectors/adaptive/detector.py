@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
 from detectors.adaptive import calendar, persistence, stuck, tails
+from detectors.adaptive.band import value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
     DAY,
@@ -279,9 +280,12 @@ class Adaptive(MatrixDetector):
         informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
         p, k = self._calibrate(z, fc, informs, needed)
         sums, p_lasting = self._lasting(z, ready & learn, needed)
-        lower, upper = self._band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
-                                  transforms, needed, offset)  # fmt: skip
-        stale, p_stale, run = self._stale(values, learn, needed, offset)
+        lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
+                                  transforms, needed, offset, self.side,
+                                  (self.min_absolute_change, self.min_relative_change))  # fmt: skip
+        # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
+        judged = needed & (offset == 0).all(axis=1, keepdims=True) & np.bool_(self.side == "both")
+        stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)
         p = np.minimum.reduce([p / POINT_SHARE, p_lasting / persistence.SHARE,
                                p_stale / stuck.SHARE, np.ones(p.shape)])  # fmt: skip
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
@@ -308,29 +312,6 @@ class Adaptive(MatrixDetector):
         height = np.maximum(sums.below, sums.above)
         p = np.where(needed, persistence.p_value(height) * (2 if all(sides) else 1), np.nan)
         return sums, p
-
-    def _stale(
-        self,
-        values: FloatMatrix,
-        learn: NDArray[np.bool_],
-        needed: NDArray[np.bool_],
-        offset: FloatMatrix,
-    ) -> tuple[NDArray[np.bool_], FloatMatrix, NDArray[np.int64]]:
-        """The points where a run of repeated values first became improbable, their p-values
-        (1 elsewhere) and the runs' lengths. Only with ``side="both"`` (a stale value is
-        neither a drop nor a rise), and not on cumulative rows, whose repeat is a stalled
-        growth the forecast test already sees."""
-        stale = np.zeros(values.shape, dtype=bool)
-        p = np.ones(values.shape)
-        run = np.zeros(values.shape, dtype=np.int64)
-        judged = needed.any(axis=1) & ~offset.any(axis=1)
-        rows = np.flatnonzero(judged) if self.side == "both" else np.array([], int)
-        if len(rows):
-            found = stuck.runs(values[rows], learn[rows], stuck.SHARE * self.false_alarm_rate)
-            stale[rows] = found.first & needed[rows]
-            p[rows] = np.where(stale[rows], found.p_value, 1.0)
-            run[rows] = found.length
-        return stale, p, run
 
     def _slot_matrix(self, shape: tuple[int, int]) -> NDArray[np.int64] | None:
         slots: NDArray[np.int64] | None = getattr(self, "_slots", None)
@@ -371,40 +352,6 @@ class Adaptive(MatrixDetector):
         p[cells] = pc
         k[cells] = tails.quantile(one_side, nu, count, limit, decay)
         return p, k
-
-    def _band(
-        self,
-        fc: Forecasts,
-        below: FloatMatrix,
-        above: FloatMatrix,
-        transforms: Transforms,
-        needed: NDArray[np.bool_],
-        offset: FloatMatrix,
-    ) -> tuple[FloatMatrix, FloatMatrix]:
-        """The band each ``needed`` point was judged against: ``below``/``above`` scales around
-        the forecast (the point test's half-width, or less where a lasting change was
-        building), widened to the minimum practical change, in value units (plus ``offset``:
-        the previous value of a cumulative series)."""
-        cells = np.nonzero(needed)
-        rows = transforms.take(cells[0])
-        forecast, scale, shift = fc.forecast[cells], fc.scale[cells], offset[cells]
-        with np.errstate(invalid="ignore"):
-            low_y = forecast - below[cells] * scale
-            high_y = forecast + above[cells] * scale
-        if self.side == "upper":
-            low_y = np.full(low_y.shape, -np.inf)
-        if self.side == "lower":
-            high_y = np.full(high_y.shape, np.inf)
-        low, high = rows.inverse(low_y) + shift, rows.inverse(high_y) + shift
-        centre = rows.inverse(forecast) + shift
-        change = np.maximum(self.min_absolute_change, self.min_relative_change * np.abs(centre))
-        if self.side != "upper":
-            low = np.minimum(low, centre - change)
-        if self.side != "lower":
-            high = np.maximum(high, centre + change)
-        lower, upper = np.full(needed.shape, np.nan), np.full(needed.shape, np.nan)
-        lower[cells], upper[cells] = low, high
-        return lower, upper
 
     # -- explanations -------------------------------------------------------------------------
 

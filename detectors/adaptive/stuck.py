@@ -112,3 +112,21 @@ def _first_below(p: FloatMatrix, length: NDArray[np.int64], level: float) -> Boo
     previous = np.ones(p.shape)
     previous[:, 1:] = np.where(length[:, 1:] > 1, p[:, :-1], 1.0)
     return (p < level) & (previous >= level)
+
+
+def stale_points(
+    values: FloatMatrix, learn: BoolMatrix, judged: BoolMatrix, rate: float
+) -> tuple[BoolMatrix, FloatMatrix, NDArray[np.int64]]:
+    """The ``judged`` points where a run of repeats first became improbable at this test's
+    share of ``rate``, their p-values (1 elsewhere) and the runs' lengths (rows with no judged
+    point are skipped)."""
+    stale = np.zeros(values.shape, dtype=bool)
+    p = np.ones(values.shape)
+    length = np.zeros(values.shape, dtype=np.int64)
+    rows = np.flatnonzero(judged.any(axis=1))
+    if len(rows):
+        found = runs(values[rows], learn[rows], SHARE * rate)
+        stale[rows] = found.first & judged[rows]
+        p[rows] = np.where(stale[rows], found.p_value, 1.0)
+        length[rows] = found.length
+    return stale, p, length
