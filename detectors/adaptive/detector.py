@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
-from detectors.adaptive import calendar, persistence, stuck, tails
+from detectors.adaptive import calendar, persistence, pooling, stuck, tails
 from detectors.adaptive.band import value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
@@ -78,6 +78,12 @@ class Adaptive(MatrixDetector):
         forecast, or in value units): tiny-variance metrics do not alert on tiny changes.
     min_history
         Earlier points needed before a point is judged (at least one cycle of the season).
+    share_tails
+        Series judged in one call (the groups of a check, the series of a scan) learn from
+        each other how heavy their errors' tails are: a series whose few errors look light
+        while the others' are heavy gets the heavier band, never a narrower one
+        (:mod:`detectors.adaptive.pooling`). ``False``: every series is judged on its own
+        errors only, so its verdicts do not depend on the other series in the call.
     spacing
         Seconds between points; the time-aware layers (``detect_series``, ``detect_frame``,
         scans, checks) set it from the timestamps (``with_spacing``).
@@ -106,6 +112,7 @@ class Adaptive(MatrixDetector):
     min_relative_change: float = 0.0
     min_absolute_change: float = 0.0
     min_history: int = 5
+    share_tails: bool = True
     spacing: float | None = None
 
     def __post_init__(self) -> None:
@@ -116,6 +123,8 @@ class Adaptive(MatrixDetector):
             if check_factor(name, getattr(self, name)) is None:
                 raise InvalidParameterError(name, "must be a number >= 0", None)
         check_int("min_history", self.min_history, 2)
+        if not isinstance(self.share_tails, bool):
+            raise InvalidParameterError("share_tails", "must be True or False", self.share_tails)
         if self.spacing is not None and not (
             isinstance(self.spacing, int | float) and self.spacing > 0
         ):
@@ -337,7 +346,10 @@ class Adaptive(MatrixDetector):
         cells = np.nonzero(needed)
         earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
                                                 limit, decay)  # fmt: skip
-        nu = tails.plug_in(tails.posterior(earlier))
+        if self.share_tails:
+            nu = pooling.shared_plug_in(earlier, cells)
+        else:
+            nu = tails.plug_in(tails.posterior(earlier))
         count = fc.count[cells]
         zc = z[cells]
         rate = self.false_alarm_rate * POINT_SHARE

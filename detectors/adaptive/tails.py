@@ -154,11 +154,12 @@ def posterior(log_lik_sums: FloatArray) -> FloatArray:
     """Normalised weights per grid value from summed log likelihoods (first axis: grid)."""
     log_w = np.log(np.array(PRIOR)).reshape(-1, *([1] * (log_lik_sums.ndim - 1))) + log_lik_sums
     log_w -= log_w.max(axis=0, keepdims=True)
-    w = np.exp(log_w)
-    return w / w.sum(axis=0, keepdims=True)
+    np.exp(log_w, out=log_w)  # in place: a full history has millions of cells
+    log_w /= log_w.sum(axis=0, keepdims=True)
+    return log_w
 
 
-def plug_in(weights: FloatArray, level: float = PLUG_IN_LEVEL) -> NDArray[np.int64]:
+def plug_in(weights: FloatArray, level: float | FloatArray = PLUG_IN_LEVEL) -> NDArray[np.int64]:
     """The grid value each cell is judged with: the posterior's ``level`` quantile of the tail
     heaviness, counted from the heavy end.
 

@@ -57,7 +57,9 @@ def today(values: dict[int, float]) -> AnalyzerContext:
     })  # fmt: skip
 
 
-@pytest.mark.parametrize("detector", [Adaptive(), OnlineNormal()], ids=["Adaptive", "OnlineNormal"])
+@pytest.mark.parametrize(
+    "detector", [Adaptive(share_tails=False), OnlineNormal()], ids=["Adaptive", "OnlineNormal"]
+)
 def test_every_group_gets_the_verdict_it_would_get_alone(
     repo: MetricsRepository, detector: object
 ) -> None:

@@ -1,0 +1,118 @@
+"""Series judged together share what they teach about heavy tails (empirical Bayes).
+
+A few hundred errors cannot tell Student-t tails with 4 degrees of freedom from 10, yet the
+band at a false-alarm rate of 1/10,000 differs by half between the two: judged alone, a third
+of heavy-tailed series look light and alert several times too often. The groups of one metric,
+or the metrics of one table, judged in one call often share a shape, so a second prior over the
+grid of :mod:`detectors.adaptive.tails` is learnt from the other rows of the call: the grid
+weights that best explain all rows' errors together (a few EM steps of the mixture over the
+grid, Laird's nonparametric maximum likelihood), mixed with the fixed prior by how many rows
+there are; its last step leaves the row itself out. A row is judged with the heavier of the
+tails its own prior and the pooled one give.
+
+Only heavier: the series of one table are often copies of one signal (every distinct ratio
+moves with 1 / rows), so the pooled evidence is less than it looks; letting it narrow bands
+raised 12 false alarms in the monitors demo, where widening them raised none.
+
+A row's cells are matched with the other rows' cells at the same distance from their newest
+point, so a replay of the past pools only what had been seen by then, and a scan's
+newest-point check pools every row's whole history.
+
+Laird, "Nonparametric maximum likelihood estimation of a mixing distribution", JASA, 1978.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from detectors.adaptive.tails import PLUG_IN_LEVEL, PRIOR, plug_in, posterior
+
+FloatArray = NDArray[np.float64]
+
+EM_STEPS = 5
+MAX_POOLED = 0.9
+"""The largest weight the pooled prior gets; the fixed prior keeps the rest, so no grid value
+is ever ruled out before a row's own errors speak."""
+POOLED_LEVEL = 0.35
+"""The pooled posterior's plug-in quantile (``tails.plug_in``) at full pooling, heavier than a
+row's own 0.5, and between the two as the pooled weight grows (one row: exactly its own):
+pooling narrows each row's posterior but leaves the grid's light side too light for Student-t
+rows at a rate of 1/10,000 (2.9x the rate at 0.5, 1.7x at 0.35 on the calibration benchmark's
+heavy tails; 1.8x on t tails with 2.5 to 8 degrees of freedom, never used to choose it)."""
+PSEUDO_ROWS = 10.0
+"""The pooled weight is ``MAX_POOLED * others / (others + PSEUDO_ROWS)``: two rows barely
+pool, a table's fifty groups mostly do."""
+
+
+def pooled_posterior(
+    log_lik: FloatArray, cells: tuple[NDArray[np.intp], ...]
+) -> tuple[FloatArray, FloatArray]:
+    """``(len(PRIOR), cells)``: each cell's grid weights under the prior pooled from the other
+    rows, and per cell the weight the other rows have in that prior.
+
+    ``log_lik`` holds each cell's log likelihoods of the errors before it (as
+    :func:`detectors.adaptive.tails.earlier_log_likelihoods` gives them); ``cells`` are in
+    row-major order.
+
+    >>> flat = np.zeros((len(PRIOR), 1))
+    >>> weights, pooled = pooled_posterior(flat, (np.array([0]), np.array([5])))
+    >>> bool(np.allclose(weights, np.array(PRIOR)[:, None])), pooled.tolist()
+    (True, [0.0])
+    """
+    base = np.array(PRIOR)[:, None]
+    rows, columns = np.asarray(cells[0]), np.asarray(cells[1])
+    # In place throughout: a full history has millions of cells and the EM passes over all.
+    likelihood = log_lik - log_lik.max(axis=0, keepdims=True)
+    np.exp(likelihood, out=likelihood)
+    if len(rows) == 0 or rows[0] == rows[-1]:
+        return _normalised(likelihood * base), np.zeros(len(rows))
+    ends = np.r_[np.flatnonzero(np.diff(rows)), len(rows) - 1]
+    starts = np.r_[0, ends[:-1] + 1]
+    newest = np.repeat(columns[ends], ends - starts + 1)
+    group = newest - columns  # points before the row's newest: cells alike in age pool
+    size = np.bincount(group).astype(np.float64)
+    others = np.maximum(size - 1.0, 0.0)
+    mix = MAX_POOLED * others / (others + PSEUDO_ROWS)
+    w = np.empty_like(likelihood)
+
+    def weigh(prior: FloatArray) -> FloatArray:
+        """The cells' grid weights under per-group ``prior``, and the weights' sums per group."""
+        np.take(prior, group, axis=1, out=w)
+        _normalised(np.multiply(w, likelihood, out=w))
+        return np.stack([np.bincount(group, weights=row, minlength=len(size)) for row in w])
+
+    prior = base * np.ones((1, len(size)))
+    for _ in range(EM_STEPS):
+        prior = (1.0 - mix) * base + mix * weigh(prior) / np.maximum(size, 1.0)
+    others_sums = np.take(weigh(prior), group, axis=1)
+    others_sums -= w  # leave the cell's own row out
+    others_sums *= (mix / np.maximum(others, 1.0))[group]
+    others_sums += base * (1.0 - mix)[group]
+    return _normalised(np.multiply(others_sums, likelihood, out=others_sums)), mix[group]
+
+
+def _normalised(w: FloatArray) -> FloatArray:
+    """``w`` (grid first) scaled in place to sum to one per cell."""
+    w /= w.sum(axis=0, keepdims=True)
+    return w
+
+
+def shared_plug_in(log_lik: FloatArray, cells: tuple[NDArray[np.intp], ...]) -> NDArray[np.int64]:
+    """The grid value (an index into ``NU``) each cell is judged with: the heavier of what its
+    own errors say under the fixed prior and under the prior pooled from the other rows.
+
+    Two rows whose errors were plainly heavy (``nu = 3``) and a new one with no errors yet:
+
+    >>> from detectors.adaptive.tails import NU
+    >>> log_lik = np.zeros((len(NU), 3))
+    >>> log_lik[:, :2] = -50.0 * np.abs(np.arange(len(NU)) - 1)[:, None]
+    >>> cells = (np.array([0, 1, 2]), np.array([99, 99, 99]))
+    >>> alone, together = plug_in(posterior(log_lik)), shared_plug_in(log_lik, cells)
+    >>> [NU[i] for i in alone], [NU[i] for i in together]
+    ([3.0, 3.0, 10.0], [3.0, 3.0, 7.0])
+    """
+    own = plug_in(posterior(log_lik))
+    pooled, weight = pooled_posterior(log_lik, cells)
+    level = PLUG_IN_LEVEL - (PLUG_IN_LEVEL - POOLED_LEVEL) * weight / MAX_POOLED
+    return np.minimum(own, plug_in(pooled, level))
