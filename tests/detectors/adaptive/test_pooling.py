@@ -69,6 +69,23 @@ def test_sharing_never_narrows_a_band() -> None:
     assert (shared.upper[light] > alone.upper[light]).mean() > 0.05  # the heavy ones did teach
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    heavy=st.integers(0, 6),
+    df=st.floats(1.5, 30.0),
+    rate=st.sampled_from([0.01, 0.001, 0.0001]),
+)
+def test_sharing_never_narrows_a_band_law(seed: int, heavy: int, df: float, rate: float) -> None:
+    values = np.r_[normal(6 - heavy, 90, seed), student_t(heavy, 90, df, seed + 1)]
+    shared, alone = judge(values, rate), judge(values, rate, share_tails=False)
+    judged = ~np.isnan(alone.upper)
+    np.testing.assert_array_equal(judged, ~np.isnan(shared.upper))
+    assert (shared.upper[judged] >= alone.upper[judged]).all()
+    assert (shared.lower[judged] <= alone.lower[judged]).all()
+    assert (shared.codes[judged] <= alone.codes[judged]).all()  # no alert it would not raise
+
+
 def test_a_replay_pools_only_what_had_been_seen_by_then() -> None:
     # Rows matched by distance from their newest point: cutting every row at day 150 leaves the
     # verdicts before it as they were, so a backtest never learns from the other groups' future.
