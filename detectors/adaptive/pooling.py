@@ -15,8 +15,8 @@ moves with 1 / rows), so the pooled evidence is less than it looks; letting it n
 raised 12 false alarms in the monitors demo, where widening them raised none.
 
 A row's cells are matched with the other rows' cells at the same distance from their newest
-point, so a replay of the past pools only what had been seen by then, and a scan's
-newest-point check pools every row's whole history.
+point, so judging whole histories at once pools only what had been seen by then, and a
+scan's newest-point check pools every row's whole history.
 
 Laird, "Nonparametric maximum likelihood estimation of a mixing distribution", JASA, 1978.
 """

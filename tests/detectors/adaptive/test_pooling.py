@@ -1,5 +1,6 @@
 """Adaptive: series judged in one call learn from each other how heavy their tails are, only
-ever towards wider bands, and a replay pools only what had been seen by then."""
+ever towards wider bands, and whole histories judged at once pool only what had been seen by
+then."""
 
 from __future__ import annotations
 
