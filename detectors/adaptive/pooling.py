@@ -77,7 +77,8 @@ def pooled_posterior(
     w = np.empty_like(likelihood)
 
     def weigh(prior: FloatArray) -> FloatArray:
-        """The cells' grid weights under per-group ``prior``, and the weights' sums per group."""
+        """Sets ``w`` to the cells' grid weights under per-group ``prior``; their sums per
+        group."""
         np.take(prior, group, axis=1, out=w)
         _normalised(np.multiply(w, likelihood, out=w))
         return np.stack([np.bincount(group, weights=row, minlength=len(size)) for row in w])
