@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from detectors.adaptive.tails import PLUG_IN_LEVEL, PRIOR, plug_in, posterior
+from detectors.adaptive.tails import PLUG_IN_LEVEL, PRIOR, normalised, plug_in, posterior
 
 FloatArray = NDArray[np.float64]
 
@@ -66,7 +66,7 @@ def pooled_posterior(
     likelihood = log_lik - log_lik.max(axis=0, keepdims=True)
     np.exp(likelihood, out=likelihood)
     if len(rows) == 0 or rows[0] == rows[-1]:
-        return _normalised(likelihood * base), np.zeros(len(rows))
+        return normalised(likelihood * base), np.zeros(len(rows))
     ends = np.r_[np.flatnonzero(np.diff(rows)), len(rows) - 1]
     starts = np.r_[0, ends[:-1] + 1]
     newest = np.repeat(columns[ends], ends - starts + 1)
@@ -80,7 +80,7 @@ def pooled_posterior(
         """Sets ``w`` to the cells' grid weights under per-group ``prior``; their sums per
         group."""
         np.take(prior, group, axis=1, out=w)
-        _normalised(np.multiply(w, likelihood, out=w))
+        normalised(np.multiply(w, likelihood, out=w))
         return np.stack([np.bincount(group, weights=row, minlength=len(size)) for row in w])
 
     prior = base * np.ones((1, len(size)))
@@ -90,13 +90,7 @@ def pooled_posterior(
     others_sums -= w  # leave the cell's own row out
     others_sums *= (mix / np.maximum(others, 1.0))[group]
     others_sums += base * (1.0 - mix)[group]
-    return _normalised(np.multiply(others_sums, likelihood, out=others_sums)), mix[group]
-
-
-def _normalised(w: FloatArray) -> FloatArray:
-    """``w`` (grid first) scaled in place to sum to one per cell."""
-    w /= w.sum(axis=0, keepdims=True)
-    return w
+    return normalised(np.multiply(others_sums, likelihood, out=others_sums)), mix[group]
 
 
 def shared_plug_in(log_lik: FloatArray, cells: tuple[NDArray[np.intp], ...]) -> NDArray[np.int64]:

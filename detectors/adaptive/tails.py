@@ -154,9 +154,13 @@ def posterior(log_lik_sums: FloatArray) -> FloatArray:
     """Normalised weights per grid value from summed log likelihoods (first axis: grid)."""
     log_w = np.log(np.array(PRIOR)).reshape(-1, *([1] * (log_lik_sums.ndim - 1))) + log_lik_sums
     log_w -= log_w.max(axis=0, keepdims=True)
-    np.exp(log_w, out=log_w)  # in place: a full history has millions of cells
-    log_w /= log_w.sum(axis=0, keepdims=True)
-    return log_w
+    return normalised(np.exp(log_w, out=log_w))  # in place: a full history has millions of cells
+
+
+def normalised(w: FloatArray) -> FloatArray:
+    """``w`` (grid first) scaled in place to sum to one per cell."""
+    w /= w.sum(axis=0, keepdims=True)
+    return w
 
 
 def plug_in(weights: FloatArray, level: float | FloatArray = PLUG_IN_LEVEL) -> NDArray[np.int64]:
