@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anomaly.backtest.joint import joint_streams
 from anomaly.backtest.labels import read_labels
 from anomaly.backtest.naming import named_detectors
 from anomaly.backtest.result import BacktestResult
@@ -42,7 +43,9 @@ def backtest(
     Every point from ``since`` to ``until`` (inclusive; default: all) is judged on only the
     points before it (earlier points are history only), exactly as
     ``is_newest_anomalous(history, (time, value), detector)`` would have judged it that day;
-    points excluded from baselines are judged but never serve as history.
+    points excluded from baselines are judged but never serve as history. A detector that
+    lets the series of one call share tail heaviness (``Adaptive``, by default) judges the
+    backtest's series together, as the scan judges a metric's groups (``joint.py``).
 
     Parameters
     ----------
@@ -72,10 +75,12 @@ def backtest(
     named = named_detectors(detectors)
     annotations = _labels(labels)
     series = _series(source, metrics, tags, groups, name, until, annotations, exclude_annotated)
+    windows = [window(one.times, since, until) for one in series]
+    together = joint_streams(series, named, windows)
     evaluations = {
         (detector_name, k): ev
         for k, one in enumerate(series)
-        for detector_name, ev in _replay(one, named, since, until).items()
+        for detector_name, ev in _replay(one, named, windows[k], together[k]).items()
     }
     return BacktestResult(named, series, evaluations)
 
@@ -148,13 +153,16 @@ def window(times: pd.Index, since: Any, until: Any) -> tuple[int, int]:
 
 
 def _replay(
-    series: LabeledSeries, detectors: Mapping[str, Any], since: Any, until: Any
+    series: LabeledSeries,
+    detectors: Mapping[str, Any],
+    judged: tuple[int, int],
+    streams: dict[Any, Evaluation],
 ) -> dict[str, Evaluation]:
-    """Walk-forward verdicts of each detector; detectors sharing an inner detector (alert-fatigue
-    variants) share its verdicts, which are computed once."""
-    start, end = window(series.times, since, until)
+    """Walk-forward verdicts of each detector over the ``judged`` positions; detectors sharing
+    an inner detector (alert-fatigue variants) share its verdicts, which are computed once
+    (``streams``: those already computed, by detector and first judged position)."""
+    start, end = judged
     baseline = ~series.excluded
-    streams: dict[Any, Evaluation] = {}
 
     def stream(detector: Any, first: int) -> Evaluation:
         key = (_key(detector), first)

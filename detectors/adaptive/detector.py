@@ -197,25 +197,31 @@ class Adaptive(MatrixDetector):
     def evaluate(self, values: ArrayLike, interval: Interval | None = None) -> Evaluation:
         x = as_values(values)
         start, end = resolve_interval(interval, len(x))
-        return self._evaluate_row(x[:end], start, None)
+        return self.walk_forward(x, start, end, None)
 
     def walk_forward(
         self, values: FloatArray, start: int, end: int, baseline: NDArray[np.bool_] | None
     ) -> Evaluation:
         """Each point judged on the points before it: the same as :meth:`evaluate`, because a
         verdict never looks ahead; points outside ``baseline`` are judged but not learnt."""
-        return self._evaluate_row(values[:end], start, None if baseline is None else baseline[:end])
+        learn = np.ones(end, dtype=bool) if baseline is None else baseline[:end]
+        ends = np.array([end])
+        return self.walk_forward_rows(values[None, :end], np.array([start]), ends, learn[None])[0]
 
-    def _evaluate_row(
-        self, x: FloatArray, start: int, baseline: NDArray[np.bool_] | None
-    ) -> Evaluation:
-        learn = np.ones((1, len(x)), dtype=bool) if baseline is None else baseline[None, :]
-        lengths = np.array([len(x)], dtype=np.int64)
-        result = self._kernel(x[None, :], lengths, np.array([start]), learn)
-        lower, upper, codes, confidence, aux = (part[0] for part in result[:5])
-        evaluation = self.row_evaluation(x, start, len(x), lower, upper, codes, confidence, aux)
-        assert result.p_value is not None
-        return replace(evaluation, p_value=result.p_value[0][start : len(x)])
+    def walk_forward_rows(
+        self, x: FloatMatrix, starts: IntArray, lengths: IntArray, baseline: NDArray[np.bool_]
+    ) -> list[Evaluation]:
+        """:meth:`walk_forward` of many series in one call, as a scan judges its groups (so
+        they share tail heaviness): row ``g`` of ``x`` (NaN-padded) judged from ``starts[g]``
+        to ``lengths[g]``, its points outside ``baseline[g]`` judged but not learnt."""
+        r = self._kernel(x, lengths, starts, baseline)
+        assert r.p_value is not None
+        return [
+            replace(self.row_evaluation(x[g, :n], a, n, r.lower[g, :n], r.upper[g, :n],
+                                        r.codes[g, :n], r.confidence[g, :n], r.aux[g, :n]),
+                    p_value=r.p_value[g, a:n])
+            for g, (a, n) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True))
+        ]  # fmt: skip
 
     def evaluate_matrix(self, x: FloatMatrix, lengths: IntArray, starts: IntArray) -> MatrixResult:
         return self._kernel(x, lengths, starts, np.ones(x.shape, dtype=bool))
