@@ -1,13 +1,13 @@
 """Benchmark: what sharing tail heaviness across series (``Adaptive(share_tails=True)``, the
 default) does to detection, on the series of ``bench/detection_quality.py``.
 
-That benchmark replays every series alone, so sharing never happens there. Here the series of
-each family (all the row counts, all the hourly flights, ...; the 7-30 point ones left out) are
-judged walk-forward in one call, as a scan judges the groups of a metric, once with
-``share_tails=False`` (exactly the verdicts of the per-series replay) and once with the
-default; scored the same way, per family and in total, on the development and the held-out
-split. Nothing was chosen on these numbers (``detectors/adaptive/pooling.py`` was built on
-``bench/calibration.py``).
+That benchmark backtests every series on its own, so sharing never happens there. Here the
+series of each family (all the row counts, all the hourly flights, ...; the 7-30 point ones left
+out) are judged walk-forward in one call (``anomaly.backtest`` replays a tail-sharing detector's
+series together, as a scan judges the groups of a metric), once with ``share_tails=False``
+(exactly the verdicts of the per-series replay) and once with the default; scored the same way,
+per family and in total, on the development and the held-out split. Nothing was chosen on these
+numbers (``detectors/adaptive/pooling.py`` was built on ``bench/calibration.py``).
 
     python3 bench/shared_tails.py            # writes bench/results/shared_tails.json
 """
@@ -17,32 +17,25 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-import numpy as np
 from common import print_table, write_results  # puts the repository root first on sys.path
 from detection_quality import _dataset
 
-from anomaly.backtest import LabeledSeries, Score
+from anomaly.backtest import LabeledSeries, Score, backtest
 from anomaly.backtest.scoring import score
 from detectors import Adaptive
 
 
 def judged_together(family: list[LabeledSeries], share: bool) -> tuple[Score, Score]:
-    """The family's score (all series, and those without incidents) judged in one call."""
-    lengths = np.array([len(one) for one in family])
-    values = np.full((len(family), lengths.max()), np.nan)
-    stamps = np.full(values.shape, np.datetime64("NaT"), dtype="datetime64[ns]")
-    for g, one in enumerate(family):
-        values[g, : len(one)] = one.values
-        stamps[g, : len(one)] = one.times.tz_convert(None).to_numpy()
-    detector = Adaptive(share_tails=share).at_times(stamps)
-    codes = detector.evaluate_matrix(values, lengths, np.zeros(len(family), np.int64)).codes
-    total, clean = Score(), Score()
-    for g, one in enumerate(family):
-        found, _ = score(codes[g, : len(one)], one.incident, one.expected, one.times)
-        total += found
+    """The family's score (all series, and those without incidents) judged in one call: a
+    backtest replays a tail-sharing detector's series together, as the scan judges groups."""
+    result = backtest(family, {"adaptive": Adaptive(share_tails=share)}, labels=None)
+    clean = Score()
+    for k, one in enumerate(family):
         if not one.info["incidents"]:
-            clean += found
-    return total, clean
+            ev = result.evaluations[("adaptive", k)]
+            at = ev.index
+            clean += score(ev.codes, one.incident[at], one.expected[at], one.times[at])[0]
+    return result.score("adaptive"), clean
 
 
 def row(name: str, scores: dict[bool, tuple[Score, Score]]) -> dict[str, Any]:
