@@ -1,14 +1,54 @@
-"""The band a point was judged against, in value units."""
+"""The band a point is judged against: its width in scales and p-value, and in value units."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
 
-from detectors.adaptive.smoother import Forecasts
+from detectors.adaptive import pooling, tails
+from detectors.adaptive.smoother import Forecasts, SmootherSettings
 from detectors.adaptive.transform import Transforms
 
 FloatMatrix = NDArray[np.float64]
+SETTINGS = SmootherSettings()
+
+
+def point_test(
+    z: FloatMatrix,
+    fc: Forecasts,
+    informs: NDArray[np.bool_],
+    needed: NDArray[np.bool_],
+    rate: float,
+    side: str,
+    share_tails: bool,
+) -> tuple[FloatMatrix, FloatMatrix]:
+    """p-values and band half-widths (in scales) of the ``needed`` cells for single points
+    flagged at ``rate`` (both sides together unless ``side`` is one of them), each judged with
+    the tails its row's earlier ``informs`` errors (and, ``share_tails``, the other rows')
+    make likely."""
+    limit, decay = SETTINGS.limit, SETTINGS.decay
+    p = np.full(z.shape, np.nan)
+    k = np.full(z.shape, np.nan)
+    if not needed.any():
+        return p, k
+    cells = np.nonzero(needed)
+    earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
+                                            limit, decay)  # fmt: skip
+    if share_tails:
+        nu = pooling.shared_plug_in(earlier, cells)
+    else:
+        nu = tails.plug_in(tails.posterior(earlier))
+    count = fc.count[cells]
+    zc = z[cells]
+    if side == "both":
+        pc = np.minimum(2.0 * tails.tail_probability(np.abs(zc), nu, count, limit, decay), 1.0)
+    else:
+        toward = -zc if side == "lower" else zc
+        beyond = tails.tail_probability(np.abs(toward), nu, count, limit, decay)
+        pc = np.where(toward >= 0, beyond, 1.0 - beyond)
+    p[cells] = pc
+    k[cells] = tails.quantile(rate if side != "both" else rate / 2, nu, count, limit, decay)
+    return p, k
 
 
 def value_band(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
-from detectors.adaptive import calendar, persistence, pooling, stuck, tails
-from detectors.adaptive.band import value_band
+from detectors.adaptive import calendar, persistence, scale_choice, stuck
+from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
     DAY,
@@ -19,7 +19,7 @@ from detectors.adaptive.seasons import (
     periods_from_values,
     seasons_for_periods,
 )
-from detectors.adaptive.smoother import Forecasts, SmootherSettings, smooth
+from detectors.adaptive.smoother import SmootherSettings, smooth
 from detectors.adaptive.transform import DECIDING_POINTS, Transform, Transforms
 from detectors.base import Interval, as_values, resolve_interval
 from detectors.errors import InvalidParameterError
@@ -52,10 +52,11 @@ class Adaptive(MatrixDetector):
     """Forecast each point from its own history and flag it when the forecast error is beyond
     what the series' past errors make likely at ``false_alarm_rate``.
 
-    Per series: a variance-stabilising scale is chosen from the first points (log for counts,
-    square root for small counts, none for ratios and signed values; a cumulative size is
-    judged on its increments, :mod:`detectors.adaptive.cumulative`); robust exponential
-    smoothing forecasts the next point with no season or with each calendar period of the
+    Per series: a variance-stabilising scale is chosen from the first points (log for counts
+    and magnitudes, square root for small counts, none for ratios and signed values; a
+    magnitude that comes to span a wide range is judged on the log or the identity scale,
+    whichever forecast its past better; a cumulative size is judged on its increments); robust
+    exponential smoothing forecasts the next point with no season or with each period of the
     timestamps' spacing (or the values' autocorrelation), whichever forecast the past best;
     the band is calibrated on the series' own past one-step errors (see
     :mod:`detectors.adaptive.tails`) so that a normal point falls outside it with probability
@@ -241,22 +242,28 @@ class Adaptive(MatrixDetector):
         growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
         offset = np.zeros(x.shape)
         offset[growing] = previous_values(x[growing])
-        result, expected = self._judge(x, starts, learn, offset, slots, deciding, growing)
+        judged = self._judge(x, starts, learn, offset, slots, deciding, growing)
+        result = judged.result
+        wide = scale_choice.wide_so_far(np.where(learn, x, np.nan))
+        rows = scale_choice.open_rows(judged.transforms, wide) & ~growing
+        if rows.any():  # also on the identity scale, where the values span a wide range
+            plain = self._judge(x[rows], starts[rows], learn[rows], offset[rows],
+                                None if slots is None else slots[rows], deciding,
+                                np.zeros(rows.sum(), bool), identity=True)  # fmt: skip
+            better = scale_choice.prefer_identity(judged.score[rows], plain.score, wide[rows])
+            _splice(result, plain.result, rows, better)
         if not growing.any():
             return result
         # Once more with each increment measured from the size a broken load should have had,
         # where that fits the next point better: a one-day truncation alerts once, not twice.
         repaired = repaired_offsets(
-            x[growing], offset[growing], result.codes[growing] == ANOMALY,
-            expected,
-        )  # fmt: skip
-        again, _ = self._judge(
+            x[growing], offset[growing], result.codes[growing] == ANOMALY, judged.expected
+        )
+        again = self._judge(
             x[growing], starts[growing], learn[growing], repaired,
             None if slots is None else slots[growing], deciding, np.zeros(len(repaired), bool),
         )  # fmt: skip
-        for whole, part in zip(result, again, strict=True):
-            if whole is not None and part is not None:
-                whole[growing] = part
+        _splice(result, again.result, growing, np.ones(again.result.codes.shape, bool))
         return result
 
     def _judge(
@@ -268,23 +275,23 @@ class Adaptive(MatrixDetector):
         slots: NDArray[np.int64] | None,
         deciding: int,
         forecast_rows: NDArray[np.bool_],
-    ) -> tuple[MatrixResult, FloatMatrix]:
-        """The verdicts on ``values - offset`` (the increments of cumulative rows, else the
-        values), with bands back in value units, and the forecasts of ``forecast_rows`` (of
-        ``values - offset``) in value units."""
+        identity: bool = False,
+    ) -> Judged:
+        """The verdicts on ``values - offset`` (increments of cumulative rows, else values) on
+        each row's scale (``identity``: on no transform), with bands back in value units."""
         groups, steps = values.shape
         x = values - offset
         learn = learn & np.isfinite(x)
         transforms = Transforms.choose(np.where(learn, x, np.nan), deciding)
+        transforms = transforms.as_identity() if identity else transforms
         y = transforms.forward(x)
         periods = self.periods(x[0] if groups == 1 else None)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
         fc = smooth(y, learn, seasons_for_periods(periods), settings, slots, (x, transforms))
         # A count forecast below zero (a night the seasons overshoot) expects zero, not less.
         forecast = np.maximum(fc.forecast, transforms.floor()[:, None])
-        fc = replace(
-            fc, forecast=forecast, error=np.where(np.isnan(fc.error), np.nan, y - forecast)
-        )
+        error = np.where(np.isnan(fc.error), np.nan, y - forecast)
+        fc = replace(fc, forecast=forecast, error=error)
         history: IntArray = np.cumsum(learn, axis=1) - learn
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
@@ -293,7 +300,8 @@ class Adaptive(MatrixDetector):
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
         # Only errors measured on a settled scale of their own say how far errors reach.
         informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
-        p, k = self._calibrate(z, fc, informs, needed)
+        rate = self.false_alarm_rate * POINT_SHARE
+        p, k = point_test(z, fc, informs, needed, rate, self.side, self.share_tails)
         sums, p_lasting = self._lasting(z, ready & learn, needed)
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset, self.side,
@@ -313,8 +321,12 @@ class Adaptive(MatrixDetector):
         aux = np.where(needed, packed.astype(np.float64), np.nan)
         aux[stale] = -run[stale]  # describe() tells a stale value by its negative aux
         rows = np.flatnonzero(forecast_rows)
-        expected = transforms.take(rows).inverse(fc.forecast[rows])
-        return MatrixResult(lower, upper, codes, confidence, aux, p), expected
+        return Judged(
+            MatrixResult(lower, upper, codes, confidence, aux, p),
+            transforms.take(rows).inverse(fc.forecast[rows]),
+            scale_choice.log_density(x, fc.error, fc.scale, transforms, ready & learn),
+            transforms,
+        )
 
     def _lasting(
         self, z: FloatMatrix, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
@@ -339,37 +351,6 @@ class Adaptive(MatrixDetector):
                 f"{shape}"
             )
         return slots[:, : shape[1]]
-
-    def _calibrate(
-        self, z: FloatMatrix, fc: Forecasts, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
-    ) -> tuple[FloatMatrix, FloatMatrix]:
-        """p-values and band half-widths (in scales) of the ``needed`` cells."""
-        limit, decay = SETTINGS.limit, SETTINGS.decay
-        p = np.full(z.shape, np.nan)
-        k = np.full(z.shape, np.nan)
-        if not needed.any():
-            return p, k
-        cells = np.nonzero(needed)
-        earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
-                                                limit, decay)  # fmt: skip
-        if self.share_tails:
-            nu = pooling.shared_plug_in(earlier, cells)
-        else:
-            nu = tails.plug_in(tails.posterior(earlier))
-        count = fc.count[cells]
-        zc = z[cells]
-        rate = self.false_alarm_rate * POINT_SHARE
-        one_side = rate if self.side != "both" else rate / 2
-        if self.side == "both":
-            pc = np.minimum(2.0 * tails.tail_probability(np.abs(zc), nu, count, limit, decay),
-                            1.0)  # fmt: skip
-        else:
-            toward = -zc if self.side == "lower" else zc
-            beyond = tails.tail_probability(np.abs(toward), nu, count, limit, decay)
-            pc = np.where(toward >= 0, beyond, 1.0 - beyond)
-        p[cells] = pc
-        k[cells] = tails.quantile(one_side, nu, count, limit, decay)
-        return p, k
 
     # -- explanations -------------------------------------------------------------------------
 
@@ -398,3 +379,22 @@ class Adaptive(MatrixDetector):
             f"{fmt(cell.upper)}] ({season}, {scale}, false_alarm_rate "
             f"{self.false_alarm_rate:g})."
         )
+
+
+class Judged(NamedTuple):
+    """One pass of ``Adaptive._judge``: verdicts, forecasts of the rows asked for (value
+    units), each cell's forecast density (``scale_choice.log_density``), the transforms."""
+
+    result: MatrixResult
+    expected: FloatMatrix
+    score: FloatMatrix
+    transforms: Transforms
+
+
+def _splice(
+    into: MatrixResult, part: MatrixResult, rows: NDArray[np.bool_], cells: NDArray[np.bool_]
+) -> None:
+    """Write ``part``'s ``cells`` (of the sub-matrix of ``rows``) into ``into`` in place."""
+    for whole, some in zip(into, part, strict=True):
+        if whole is not None and some is not None:
+            whole[rows] = np.where(cells, some, whole[rows])

@@ -91,6 +91,11 @@ class Transforms:
         """The transforms of ``rows`` only."""
         return Transforms(self.kinds[rows], self.zone[rows], self.counts[rows])
 
+    def as_identity(self) -> Transforms:
+        """The same rows with no transform."""
+        rows = len(self.kinds)
+        return Transforms(np.zeros(rows, np.int8), np.ones(rows), np.zeros(rows, bool))
+
     def floor(self) -> NDArray[np.float64]:
         """Per row, the transformed value of 0 for counts, else ``-inf``."""
         return np.where(self.counts, self.forward(np.zeros(len(self.kinds))), -np.inf)
@@ -115,6 +120,15 @@ class Transforms:
                 v >= 0, 2.0 * np.sqrt(np.maximum(v, 0.0) + ANSCOMBE), base + v / np.sqrt(ANSCOMBE)
             )
         return out
+
+    def log_slope(self, x: FloatMatrix) -> FloatMatrix:
+        """The log of each transform's derivative at ``x``: densities on the transformed
+        scale times it are densities in value units."""
+        kinds, zone = self._rows(x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log = -0.5 * np.log(4 * zone**2 + np.asarray(x) ** 2)
+            root = -0.5 * np.log(np.maximum(x, 0.0) + ANSCOMBE)
+        return np.select([kinds == Transform.LOG, kinds == Transform.SQRT], [log, root], 0.0)
 
     def inverse(self, y: FloatMatrix) -> FloatMatrix:
         """Undo :meth:`forward`."""
