@@ -6,11 +6,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from detectors.adaptive import pooling, tails
-from detectors.adaptive.smoother import Forecasts, SmootherSettings
+from detectors.adaptive.smoother import SETTINGS, Forecasts
 from detectors.adaptive.transform import Transforms
 
 FloatMatrix = NDArray[np.float64]
-SETTINGS = SmootherSettings()
 
 
 def point_test(

@@ -19,7 +19,7 @@ from detectors.adaptive.seasons import (
     periods_from_values,
     seasons_for_periods,
 )
-from detectors.adaptive.smoother import SmootherSettings, smooth
+from detectors.adaptive.smoother import SETTINGS, smooth
 from detectors.adaptive.transform import DECIDING_POINTS, Transform, Transforms
 from detectors.base import Interval, as_values, resolve_interval
 from detectors.errors import InvalidParameterError
@@ -37,7 +37,6 @@ from detectors.evaluation import (
 from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
 SIDES = ("both", "lower", "upper")
-SETTINGS = SmootherSettings()
 SETTLED = 10  # errors before a model's errors say anything about tails
 PERIOD_SLOTS = 10_000
 INCREMENTS = 4

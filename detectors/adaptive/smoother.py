@@ -47,7 +47,7 @@ FloatArray = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
 Season = tuple[tuple[int, int], ...]
 
-__all__ = ["Forecasts", "Season", "SmootherSettings", "smooth"]
+__all__ = ["SETTINGS", "Forecasts", "Season", "SmootherSettings", "smooth"]
 
 GRAIN_REPEATS = 3
 
@@ -80,6 +80,10 @@ class SmootherSettings:
     @property
     def point_level_rate(self) -> float:
         return 1.0 - (1.0 - self.level_rate) ** (1.0 / max(self.points_per_day, 1.0))
+
+
+SETTINGS = SmootherSettings()
+"""The settings ``Adaptive`` runs with (per call, with the spacing's points per day)."""
 
 
 @dataclass(frozen=True)
