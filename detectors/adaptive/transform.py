@@ -126,7 +126,7 @@ class Transforms:
         scale times it are densities in value units."""
         kinds, zone = self._rows(x)
         with np.errstate(invalid="ignore", divide="ignore"):
-            log = -0.5 * np.log(4 * zone**2 + np.asarray(x) ** 2)
+            log = -np.log(np.hypot(2 * zone, x))
             root = -0.5 * np.log(np.maximum(x, 0.0) + ANSCOMBE)
         return np.select([kinds == Transform.LOG, kinds == Transform.SQRT], [log, root], 0.0)
 

@@ -135,3 +135,14 @@ def test_a_history_cut_short_gets_the_same_verdicts(cut: int) -> None:
     part = judge(values[:, :cut])
     np.testing.assert_array_equal(whole.codes[:, :cut], part.codes)
     np.testing.assert_allclose(whole.upper[:, :cut], part.upper, equal_nan=True)
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e300, -1e300])
+def test_extreme_values_on_both_scales_are_flagged_without_warnings(bad: float) -> None:
+    values = additive_mean(points=120)
+    values[0, 60] = bad
+    result = judge(values)
+    assert result.codes[0, 60] == 1
+    assert (result.codes == 1).sum() == (judge(additive_mean(points=120)).codes == 1).sum() + 1
+    assert np.isfinite(result.p_value[0, 61:]).all()  # type: ignore[index]
