@@ -19,7 +19,7 @@ from detectors.adaptive.seasons import (
     periods_from_values,
     seasons_for_periods,
 )
-from detectors.adaptive.smoother import SETTINGS, smooth
+from detectors.adaptive.smoother import SETTINGS, Forecasts, smooth
 from detectors.adaptive.transform import DECIDING_POINTS, Transform, Transforms
 from detectors.base import Interval, as_values, resolve_interval
 from detectors.errors import InvalidParameterError
@@ -243,13 +243,14 @@ class Adaptive(MatrixDetector):
         offset[growing] = previous_values(x[growing])
         judged = self._judge(x, starts, learn, offset, slots, deciding, growing)
         result = judged.result
-        wide = scale_choice.wide_so_far(np.where(learn, x, np.nan))
-        rows = scale_choice.open_rows(judged.transforms, wide) & ~growing
-        if rows.any():  # also on the identity scale, where the values span a wide range
+        rows, wide = scale_choice.open_rows(judged.transforms, np.where(learn, x, np.nan), growing)
+        if len(rows):  # also on the identity scale, where the values span a wide range
             plain = self._judge(x[rows], starts[rows], learn[rows], offset[rows],
                                 None if slots is None else slots[rows], deciding,
-                                np.zeros(rows.sum(), bool), identity=True)  # fmt: skip
-            better = scale_choice.prefer_identity(judged.score[rows], plain.score, wide[rows])
+                                np.zeros(len(rows), bool), identity=True)  # fmt: skip
+            on_log = judged.density(x[rows], rows)
+            on_identity = plain.density(x[rows], np.arange(len(rows)))
+            better = scale_choice.prefer_identity(on_log, on_identity, wide)
             _splice(result, plain.result, rows, better)
         if not growing.any():
             return result
@@ -301,7 +302,8 @@ class Adaptive(MatrixDetector):
         informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
         rate = self.false_alarm_rate * POINT_SHARE
         p, k = point_test(z, fc, informs, needed, rate, self.side, self.share_tails)
-        sums, p_lasting = self._lasting(z, ready & learn, needed)
+        sums, p_lasting = persistence.lasting_change(z, ready & learn, needed, self.side,
+                                                     self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset, self.side,
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
@@ -323,21 +325,8 @@ class Adaptive(MatrixDetector):
         return Judged(
             MatrixResult(lower, upper, codes, confidence, aux, p),
             transforms.take(rows).inverse(fc.forecast[rows]),
-            scale_choice.log_density(x, fc.error, fc.scale, transforms, ready & learn),
-            transforms,
-        )
-
-    def _lasting(
-        self, z: FloatMatrix, informs: NDArray[np.bool_], needed: NDArray[np.bool_]
-    ) -> tuple[persistence.Sums, FloatMatrix]:
-        """The CUSUMs of lasting changes (with the errors each point could have had without
-        crossing) and their p-values."""
-        sides = (self.side != "upper", self.side != "lower")
-        share = persistence.SHARE * self.false_alarm_rate / (2 if all(sides) else 1)
-        sums = persistence.cusum(z, informs, persistence.threshold(share), sides)
-        height = np.maximum(sums.below, sums.above)
-        p = np.where(needed, persistence.p_value(height) * (2 if all(sides) else 1), np.nan)
-        return sums, p
+            transforms, fc, ready & learn,
+        )  # fmt: skip
 
     def _slot_matrix(self, shape: tuple[int, int]) -> NDArray[np.int64] | None:
         slots: NDArray[np.int64] | None = getattr(self, "_slots", None)
@@ -382,16 +371,23 @@ class Adaptive(MatrixDetector):
 
 class Judged(NamedTuple):
     """One pass of ``Adaptive._judge``: verdicts, forecasts of the rows asked for (value
-    units), each cell's forecast density (``scale_choice.log_density``), the transforms."""
+    units), and what the scale choice needs: transforms, forecasts and the cells they learnt."""
 
     result: MatrixResult
     expected: FloatMatrix
-    score: FloatMatrix
     transforms: Transforms
+    forecasts: Forecasts
+    learnt: NDArray[np.bool_]
+
+    def density(self, x: FloatMatrix, rows: IntArray) -> FloatMatrix:
+        """``scale_choice.log_density`` of ``x``, the values of ``rows``."""
+        fc, transforms = self.forecasts, self.transforms.take(rows)
+        return scale_choice.log_density(x, fc.error[rows], fc.scale[rows], transforms,
+                                        self.learnt[rows])  # fmt: skip
 
 
 def _splice(
-    into: MatrixResult, part: MatrixResult, rows: NDArray[np.bool_], cells: NDArray[np.bool_]
+    into: MatrixResult, part: MatrixResult, rows: NDArray[Any], cells: NDArray[np.bool_]
 ) -> None:
     """Write ``part``'s ``cells`` (of the sub-matrix of ``rows``) into ``into`` in place."""
     for whole, some in zip(into, part, strict=True):

@@ -64,6 +64,19 @@ class Sums(NamedTuple):
     z_high: FloatMatrix
 
 
+def lasting_change(
+    z: FloatMatrix, informs: BoolMatrix, needed: BoolMatrix, side: str, rate: float
+) -> tuple[Sums, FloatMatrix]:
+    """The CUSUMs of lasting changes on ``side`` (``"both"``, ``"lower"``, ``"upper"``; with
+    the errors each point could have had without crossing) spending ``SHARE`` of ``rate``, and
+    the p-values of the ``needed`` cells."""
+    sides = (side != "upper", side != "lower")
+    share = SHARE * rate / (2 if all(sides) else 1)
+    sums = cusum(z, informs, threshold(share), sides)
+    height = np.maximum(sums.below, sums.above)
+    return sums, np.where(needed, p_value(height) * (2 if all(sides) else 1), np.nan)
+
+
 def cusum(z: FloatMatrix, informs: BoolMatrix, limit: float, sides: tuple[bool, bool]) -> Sums:
     """The CUSUMs of ``z``, reset to 0 wherever one crossed ``limit``; ``informs`` marks the
     errors that may enter the sums; ``sides`` says which of (below, above) to track."""

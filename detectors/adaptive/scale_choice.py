@@ -47,10 +47,15 @@ def wide_so_far(x: FloatMatrix) -> BoolMatrix:
     return before
 
 
-def open_rows(transforms: Transforms, wide: BoolMatrix) -> NDArray[np.bool_]:
-    """Rows on a log scale that are not counts and at some point spanned a wide range."""
-    magnitude = (transforms.kinds == Transform.LOG) & ~transforms.counts
-    return magnitude & wide.any(axis=1)
+def open_rows(
+    transforms: Transforms, x: FloatMatrix, skip: NDArray[np.bool_]
+) -> tuple[NDArray[np.intp], BoolMatrix]:
+    """The rows (indices) on a log scale, not counts nor ``skip``, whose values ``x`` (NaN: not
+    learnt) at some point spanned a wide range, and :func:`wide_so_far` of those rows."""
+    magnitudes = np.flatnonzero((transforms.kinds == Transform.LOG) & ~transforms.counts & ~skip)
+    wide = wide_so_far(x[magnitudes])
+    some = wide.any(axis=1)
+    return magnitudes[some], wide[some]
 
 
 def log_density(

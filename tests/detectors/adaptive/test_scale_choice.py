@@ -28,7 +28,7 @@ def judge(values: np.ndarray, start: int = 0) -> MatrixResult:
 def judge_log_only(values: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> MatrixResult:
     """As before the scale choice: no row's scale is ever an open question."""
     with monkeypatch.context() as patch:
-        patch.setattr(scale_choice, "open_rows", lambda t, wide: np.zeros(len(wide), bool))
+        patch.setattr(scale_choice, "wide_so_far", lambda x: np.zeros(x.shape, bool))
         return judge(values)
 
 
