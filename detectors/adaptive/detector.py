@@ -241,17 +241,20 @@ class Adaptive(MatrixDetector):
         growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
         offset = np.zeros(x.shape)
         offset[growing] = previous_values(x[growing])
-        judged = self._judge(x, starts, learn, offset, slots, deciding, growing)
+        # Every pass tries the same seasons: one row's never depend on which rows a pass takes.
+        periods = self.periods((x - offset)[0] if len(x) == 1 else None)
+        judged = self._judge(x, starts, learn, offset, slots, deciding, growing, periods)
         result = judged.result
-        rows, wide = scale_choice.open_rows(judged.transforms, np.where(learn, x, np.nan), growing)
+        rows, wide = scale_choice.open_rows(judged.transforms, np.where(learn, x, np.nan),
+                                            growing, self.share_tails)  # fmt: skip
         if len(rows):  # also on the identity scale, where the values span a wide range
             plain = self._judge(x[rows], starts[rows], learn[rows], offset[rows],
                                 None if slots is None else slots[rows], deciding,
-                                np.zeros(len(rows), bool), identity=True)  # fmt: skip
+                                np.zeros(len(rows), bool), periods, identity=True)  # fmt: skip
             on_log = judged.density(x[rows], rows)
             on_identity = plain.density(x[rows], np.arange(len(rows)))
             better = scale_choice.prefer_identity(on_log, on_identity, wide)
-            _splice(result, plain.result, rows, better)
+            _splice(result, plain.result, rows, better & (plain.result.codes != INSUFFICIENT))
         if not growing.any():
             return result
         # Once more with each increment measured from the size a broken load should have had,
@@ -262,6 +265,7 @@ class Adaptive(MatrixDetector):
         again = self._judge(
             x[growing], starts[growing], learn[growing], repaired,
             None if slots is None else slots[growing], deciding, np.zeros(len(repaired), bool),
+            periods,
         )  # fmt: skip
         _splice(result, again.result, growing, np.ones(again.result.codes.shape, bool))
         return result
@@ -275,17 +279,17 @@ class Adaptive(MatrixDetector):
         slots: NDArray[np.int64] | None,
         deciding: int,
         forecast_rows: NDArray[np.bool_],
+        periods: tuple[int, ...],
         identity: bool = False,
     ) -> Judged:
         """The verdicts on ``values - offset`` (increments of cumulative rows, else values) on
         each row's scale (``identity``: on no transform), with bands back in value units."""
-        groups, steps = values.shape
+        steps = values.shape[1]
         x = values - offset
         learn = learn & np.isfinite(x)
         transforms = Transforms.choose(np.where(learn, x, np.nan), deciding)
         transforms = transforms.as_identity() if identity else transforms
         y = transforms.forward(x)
-        periods = self.periods(x[0] if groups == 1 else None)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
         fc = smooth(y, learn, seasons_for_periods(periods), settings, slots, (x, transforms))
         # A count forecast below zero (a night the seasons overshoot) expects zero, not less.

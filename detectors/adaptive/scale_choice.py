@@ -1,14 +1,15 @@
 """Which scale a positive magnitude is judged on: the one that forecast its past better.
 
 A magnitude (a mean, a sum, an amount) is put on a log scale by its first points
-(:mod:`detectors.adaptive.transform`), which fits noise that grows with the level. Seven points
-cannot tell whether it does: a mean delay whose noise is additive, which crosses zero now and
-then, or a metric whose unit changed by 60x, swings wildly on a log scale fitted to its first
-week. Once a series' values have spanned a wide range (``SPREAD`` times, or reached zero) it is
-also forecast on the identity scale, and each point is judged on the scale whose one-step
-forecasts of the points before it were the more likely (density in value units, so the two
-compare; recent points weigh more). While the values stay in a narrow range the two scales are
-nearly the same map and only the log scale runs.
+(:mod:`detectors.adaptive.transform`), which fits noise that grows with the level. A week of
+points cannot tell whether it does: a mean delay whose noise is additive, which crosses zero
+now and then, or a metric whose unit changed by 60x, swings wildly on a log scale fitted to its
+first week. Once a series' values have spanned a wide range (``SPREAD`` times, or reached zero
+or below) it is also forecast on the identity scale, and each point is judged on the scale
+whose one-step forecasts of the points before it were the more likely (density in value units,
+so the two compare; recent points weigh more, no single point more than ``FIT_CLIP``).
+While the values stay in a narrow range the two scales are nearly the same map and only the log
+scale runs.
 
 >>> x = np.array([[5.0, 9, 2, 1, 3], [100, 120, 90, 110, 95]])
 >>> wide_so_far(x).tolist()
@@ -48,13 +49,18 @@ def wide_so_far(x: FloatMatrix) -> BoolMatrix:
 
 
 def open_rows(
-    transforms: Transforms, x: FloatMatrix, skip: NDArray[np.bool_]
+    transforms: Transforms, x: FloatMatrix, skip: NDArray[np.bool_], together: bool
 ) -> tuple[NDArray[np.intp], BoolMatrix]:
-    """The rows (indices) on a log scale, not counts nor ``skip``, whose values ``x`` (NaN: not
-    learnt) at some point spanned a wide range, and :func:`wide_so_far` of those rows."""
+    """The rows (indices) to forecast on the identity scale too, and :func:`wide_so_far` of
+    them: magnitudes on a log scale (not ``skip``) whose values ``x`` (NaN: not learnt) at some
+    point spanned a wide range; when rows share tails (``together``), every such magnitude
+    once one of them did, so that which rows share the identity pass, fixed by their first
+    points, does not depend on values to come."""
     magnitudes = np.flatnonzero((transforms.kinds == Transform.LOG) & ~transforms.counts & ~skip)
     wide = wide_so_far(x[magnitudes])
     some = wide.any(axis=1)
+    if together and some.any():
+        return magnitudes, wide
     return magnitudes[some], wide[some]
 
 
@@ -80,7 +86,8 @@ def prefer_identity(on_log: FloatMatrix, on_identity: FloatMatrix, wide: BoolMat
     >>> prefer_identity(log, np.full((1, 4), -2.0), np.ones((1, 4), bool)).tolist()
     [[False, False, True, True]]
     """
-    gain = np.nan_to_num(on_identity - on_log)
+    # Bounded per point, so one extreme value (a 1e300 sentinel) cannot decide for months.
+    gain = np.clip(np.nan_to_num(on_identity - on_log), -FIT_CLIP, FIT_CLIP)
     evidence = lfilter([1.0], [1.0, -MEMORY], gain, axis=1)
     before = np.zeros(gain.shape)
     before[:, 1:] = evidence[:, :-1]

@@ -21,7 +21,8 @@ FloatMatrix = NDArray[np.float64]
 
 DECIDING_POINTS = 7
 """How many first finite values decide a series' transform (it never changes afterwards, so
-the verdict on a point depends only on the points before it)."""
+the verdict on a point depends only on the points before it; a magnitude's verdicts may later
+come from the identity scale instead, :mod:`detectors.adaptive.scale_choice`)."""
 LARGE_COUNTS = 10.0
 """Counts whose deciding values are mostly this large are modelled on a log scale, others (a
 table that is empty at night) on a square-root scale."""

@@ -18,9 +18,9 @@ from detectors.vectorised import MatrixResult
 NAN = np.nan
 
 
-def judge(values: np.ndarray, start: int = 0) -> MatrixResult:
+def judge(values: np.ndarray, start: int = 0, season: str | None = None) -> MatrixResult:
     groups, points = values.shape
-    return Adaptive(season=None).evaluate_matrix(
+    return Adaptive(season=season).evaluate_matrix(
         values, np.full(groups, points), np.full(groups, start, np.int64)
     )
 
@@ -102,7 +102,6 @@ def test_additive_noise_that_crosses_zero_is_judged_on_the_identity_scale(
     assert (used[50:] == Transform.IDENTITY).mean() > 0.5  # most of the time
     assert chosen.codes[0, 250] == 1
     log_only = judge_log_only(values, monkeypatch)
-    assert (scales(log_only)[0][used >= 0] == Transform.LOG).all()
     # On the log scale fitted to the first week the band's top is far higher: the rise passes.
     assert log_only.codes[0, 250] == 0
     assert log_only.upper[0, 250] > 1.5 * chosen.upper[0, 250]
@@ -127,14 +126,33 @@ def test_narrow_magnitudes_are_judged_once_on_the_log_scale(
     assert set(scales(chosen).ravel()) == {-1, int(Transform.LOG)}
 
 
+@pytest.mark.parametrize("season", [None, "auto"])
 @pytest.mark.parametrize("cut", [60, 150, 300])
-def test_a_history_cut_short_gets_the_same_verdicts(cut: int) -> None:
-    values = np.vstack([additive_mean(seed=s)[0] for s in range(4)])
-    values[2, 200:] *= 60  # a unit change that stays
-    whole = judge(values)
-    part = judge(values[:, :cut])
+def test_a_history_cut_short_gets_the_same_verdicts(cut: int, season: str | None) -> None:
+    rng = np.random.default_rng(11)
+    values = np.vstack([additive_mean(seed=s)[0] for s in range(3)] + [
+        100 + 3 * rng.standard_normal(365),  # narrow until its unit changes at 200: wide after
+        1000 * rng.lognormal(0, 0.05, 365),  # narrow throughout
+    ])  # fmt: skip
+    values[2, 200:] *= 60
+    values[3, 200:] *= 60
+    whole = judge(values, season=season)
+    part = judge(values[:, :cut], season=season)
     np.testing.assert_array_equal(whole.codes[:, :cut], part.codes)
     np.testing.assert_allclose(whole.upper[:, :cut], part.upper, equal_nan=True)
+    np.testing.assert_allclose(whole.p_value[:, :cut], part.p_value, equal_nan=True)  # type: ignore[index]
+
+
+def test_one_extreme_value_on_a_multiplicative_series_alerts_once() -> None:
+    rng = np.random.default_rng(5)
+    amounts = 1000 * rng.lognormal(0, 0.5, (1, 365))
+    quiet = judge(amounts)
+    amounts[0, 100] = 1e300  # a sentinel written by a broken job
+    result = judge(amounts)
+    assert result.codes[0, 100] == 1
+    assert (result.codes[0, 101:] == 1).sum() <= (quiet.codes[0, 101:] == 1).sum() + 1
+    used = scales(result)[0, 101:]
+    assert (used[used >= 0] == Transform.LOG).mean() > 0.6  # its evidence is bounded
 
 
 @pytest.mark.filterwarnings("error")
