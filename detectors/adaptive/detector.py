@@ -241,7 +241,7 @@ class Adaptive(MatrixDetector):
         growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
         offset = np.zeros(x.shape)
         offset[growing] = previous_values(x[growing])
-        # Every pass tries the same seasons: one row's never depend on which rows a pass takes.
+        # Every pass tries the same seasons, so a row's never depend on which rows a pass holds.
         periods = self.periods((x - offset)[0] if len(x) == 1 else None)
         judged = self._judge(x, starts, learn, offset, slots, deciding, growing, periods)
         result = judged.result
