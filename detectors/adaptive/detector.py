@@ -238,15 +238,15 @@ class Adaptive(MatrixDetector):
         # Sub-daily series decide their scale on a whole first day, not on its first night.
         deciding = int(min(max(DECIDING_POINTS, round(per_day)), 48))
         slots = self._slot_matrix(x.shape)
-        growing = cumulative_rows(np.where(learn, x, np.nan), deciding)
+        learnt = np.where(learn, x, np.nan)
+        growing = cumulative_rows(learnt, deciding)
         offset = np.zeros(x.shape)
         offset[growing] = previous_values(x[growing])
         # Every pass tries the same seasons, so a row's never depend on which rows a pass holds.
-        periods = self.periods((x - offset)[0] if len(x) == 1 else None)
+        periods = self.periods(x[0] - offset[0] if len(x) == 1 else None)
         judged = self._judge(x, starts, learn, offset, slots, deciding, growing, periods)
         result = judged.result
-        rows, wide = scale_choice.open_rows(judged.transforms, np.where(learn, x, np.nan),
-                                            growing, self.share_tails)  # fmt: skip
+        rows, wide = scale_choice.open_rows(judged.transforms, learnt, growing, self.share_tails)
         if len(rows):  # also on the identity scale, where the values span a wide range
             plain = self._judge(x[rows], starts[rows], learn[rows], offset[rows],
                                 None if slots is None else slots[rows], deciding,
