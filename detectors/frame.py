@@ -1,7 +1,7 @@
-"""Detection per group over a long frame of metric points.
+"""Detection per group over a long frame of metric points, on pandas or fanned out on Spark.
 
-Vectorised detectors (:class:`~detectors.vectorised.MatrixDetector`) run once over a groups x
-time matrix; any other detector runs once per group. Both give the same rows.
+Both paths return the rows of :mod:`detectors.frame_schema`; the pandas one is
+:mod:`detectors.frame_pandas`, the Spark one :mod:`detectors.spark`.
 """
 
 from __future__ import annotations
@@ -9,13 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from detectors.base import Detector, TimeAware, as_detector, for_times
-from detectors.evaluation import ANOMALY, OK, STATUS_ARRAY
-from detectors.grouped import GroupedSeries, group_series
-from detectors.vectorised import Cell, MatrixDetector
+from detectors.frame_pandas import detect_frame_pandas
 
 
 def detect_frame(
@@ -67,114 +61,6 @@ def detect_frame(
         return detect_frame_spark(
             frame, detector, by, time, value, newest_only, anomalies_only=anomalies_only
         )
-    absent = [c for c in [*by, time, value] if c not in frame.columns]
-    if absent:
-        raise ValueError(f"frame has no column(s) {absent}; it has {list(frame.columns)}")
-    grouped = group_series(frame, by, time, value)
-    resolved = as_detector(detector)
-    if isinstance(resolved, MatrixDetector):
-        columns = _vectorised(grouped, resolved, newest_only)
-    else:
-        columns = _per_group(grouped, resolved, newest_only)
-    rows, codes, lower, upper, confidence, details, p_value = columns
-    keep = codes == ANOMALY if anomalies_only else np.ones(len(rows), dtype=bool)
-    rows = rows[keep]
-    result = grouped.keys.iloc[grouped.group[rows]].reset_index(drop=True)
-    result[time] = grouped.times[rows]
-    result[value] = grouped.values[rows]
-    result["status"] = STATUS_ARRAY[codes[keep]]
-    result["lower"] = lower[keep]
-    result["upper"] = upper[keep]
-    result["confidence"] = confidence[keep]
-    result["detail"] = np.array(details(np.flatnonzero(keep)), dtype=object)
-    result["history"] = grouped.positions[rows]
-    if p_value is not None:
-        result["p_value"] = p_value[keep]
-    return result
-
-
-Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any, Any]
-
-
-def _time_matrix(grouped: GroupedSeries) -> np.ndarray | None:
-    """Groups x time of the points' timestamps (NaT-padded), if they are timestamps."""
-    times = grouped.times
-    if not isinstance(times, pd.DatetimeIndex):
-        return None
-    stamps = times.tz_convert(None) if times.tz is not None else times
-    shape = (len(grouped.lengths), int(grouped.lengths.max(initial=0)))
-    matrix = np.full(shape, np.datetime64("NaT"), dtype="datetime64[ns]")
-    matrix[grouped.group, grouped.positions] = stamps.to_numpy(dtype="datetime64[ns]")
-    return matrix
-
-
-def _evaluated_rows(grouped: GroupedSeries, newest_only: bool) -> np.ndarray:
-    """Flat row numbers of the points to evaluate: all, or each group's newest."""
-    return grouped.offsets[1:] - 1 if newest_only else np.arange(len(grouped.values))
-
-
-def _vectorised(grouped: GroupedSeries, detector: MatrixDetector, newest_only: bool) -> Columns:
-    lengths = grouped.lengths
-    starts = lengths - 1 if newest_only else np.zeros_like(lengths)
-    times = _time_matrix(grouped) if isinstance(detector, TimeAware) else None
-    if times is not None:
-        bound = for_times(detector, times)
-        assert isinstance(bound, MatrixDetector)
-        detector = bound
-    result = detector.evaluate_matrix(grouped.matrix(), lengths, starts)
-    rows = _evaluated_rows(grouped, newest_only)
-    cell = (grouped.group[rows], grouped.positions[rows])
-    codes = result.codes[cell]
-    lower, upper, aux = result.lower[cell], result.upper[cell], result.aux[cell]
-
-    def details(selected: np.ndarray) -> list[str]:
-        # Sentences only for the rows returned, and only where there is something to say.
-        return [
-            ""
-            if codes[i] == OK
-            else detector.describe(
-                Cell(
-                    int(cell[1][i]),
-                    int(lengths[cell[0][i]]),
-                    float(grouped.values[rows[i]]),
-                    float(lower[i]),
-                    float(upper[i]),
-                    int(codes[i]),
-                    float(aux[i]),
-                )
-            )
-            for i in selected
-        ]
-
-    p_value = None if result.p_value is None else result.p_value[cell]
-    return rows, codes, lower, upper, result.confidence[cell], details, p_value
-
-
-def _per_group(grouped: GroupedSeries, detector: Detector, newest_only: bool) -> Columns:
-    evaluations = []
-    timed = isinstance(detector, TimeAware) and isinstance(grouped.times, pd.DatetimeIndex)
-    for g, length in enumerate(grouped.lengths.tolist()):
-        interval = (length - 1, length) if newest_only else (0, length)
-        one = detector
-        if timed:
-            one = as_detector(
-                for_times(detector, grouped.times[grouped.offsets[g] : grouped.offsets[g + 1]])
-            )
-        evaluations.append(one.evaluate(grouped.series(g), interval))
-    rows = _evaluated_rows(grouped, newest_only)
-    detail = np.array([d for e in evaluations for d in e.detail], dtype=object)
-
-    def concat(field: str) -> np.ndarray:
-        parts = [getattr(e, field) for e in evaluations]
-        return np.concatenate(parts) if parts else np.empty(0)
-
-    with_p = bool(evaluations) and all(e.p_value is not None for e in evaluations)
-    return (
-        rows,
-        concat("codes").astype(np.int8),
-        concat("lower"),
-        concat("upper"),
-        concat("confidence"),
-        lambda selected: detail[selected].tolist(),
-        concat("p_value") if with_p else None,
+    return detect_frame_pandas(
+        frame, detector, by, time, value, newest_only, anomalies_only=anomalies_only
     )

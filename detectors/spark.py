@@ -1,8 +1,10 @@
 """Fan per-group detection out over Spark with ``applyInPandas``.
 
-Each group's points travel to one Python worker, which runs :func:`detect_frame` on them:
-the same code and results as locally, for histories too many or models too slow for one
-machine. pyspark is imported here only, so the package itself needs no JVM.
+Each group's points travel to one Python worker, which runs the pandas detection
+(:mod:`detectors.frame_pandas`) on them: the same code, rows and columns
+(:mod:`detectors.frame_schema`, ``p_value`` included) as locally, for histories too many or
+models too slow for one machine. pyspark is imported here only, so the package itself needs no
+JVM.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from detectors.frame import detect_frame
+from detectors.frame_pandas import detect_frame_pandas
+from detectors.frame_schema import P_VALUE, spark_result_schema
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -29,31 +32,20 @@ def detect_frame_spark(
     anomalies_only: bool = True,
 ) -> DataFrame:
     """:func:`~detectors.detect_frame` on a Spark DataFrame, one group per task; returns a
-    Spark DataFrame with the same columns. The detector is shipped to the workers by pickling,
-    so it must be importable there (built-ins and module-level classes are).
+    Spark DataFrame with the same columns, ``p_value`` always (null where the detector computes
+    none: a Spark schema is fixed before the detector runs). The detector is shipped to the
+    workers by pickling, so it must be importable there (built-ins and module-level classes are).
     """
-    from pyspark.sql import types as st
-
     by = [by] if isinstance(by, str) else list(by)
-    schema = st.StructType(
-        [
-            *(frame.schema[c] for c in by),
-            frame.schema[time],
-            st.StructField(value, st.DoubleType()),
-            st.StructField("status", st.StringType()),
-            st.StructField("lower", st.DoubleType()),
-            st.StructField("upper", st.DoubleType()),
-            st.StructField("confidence", st.DoubleType()),
-            st.StructField("detail", st.StringType()),
-            st.StructField("history", st.LongType()),
-        ]
-    )
+    schema = spark_result_schema(frame.schema, by, time, value)
     names = [field.name for field in schema.fields]
 
     def run(group: pd.DataFrame) -> pd.DataFrame:
-        result = detect_frame(
+        result = detect_frame_pandas(
             group, detector, by, time, value, newest_only, anomalies_only=anomalies_only
         )
+        if P_VALUE not in result.columns:  # the detector computes none: null in Spark
+            result[P_VALUE] = float("nan")
         return result[names]
 
     return frame.groupBy(*by).applyInPandas(run, schema=schema)

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import pytest
 
-from detectors import OnlineNormal, SeasonalArima, detect_frame, detect_frame_spark
+from detectors import Adaptive, OnlineNormal, SeasonalArima, detect_frame, detect_frame_spark
 from tests.detectors.data import weekly
 
 if TYPE_CHECKING:
@@ -26,18 +26,35 @@ def _frame() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "detector",
-    [OnlineNormal(), SeasonalArima(seasonal_order=(0, 1, 1, 7))],
-    ids=["online", "sarima"],
+    ("detector", "newest_only"),
+    [
+        (OnlineNormal(), True),
+        (SeasonalArima(seasonal_order=(0, 1, 1, 7)), True),
+        (Adaptive(), True),
+        (Adaptive(), False),
+    ],
+    ids=["online", "sarima", "adaptive-newest", "adaptive-all"],
 )
-def test_fan_out_over_spark_gives_the_local_result(spark: SparkSession, detector: object) -> None:
+def test_fan_out_over_spark_gives_the_local_frame(
+    spark: SparkSession, detector: object, newest_only: bool
+) -> None:
     local = _frame()
     remote = detect_frame(
-        spark.createDataFrame(local), detector, by="board", newest_only=True, anomalies_only=False
+        spark.createDataFrame(local),
+        detector,
+        by="board",
+        newest_only=newest_only,
+        anomalies_only=False,
     )
-    got = remote.toPandas().sort_values("board", ignore_index=True)
-    want = detect_frame(local, detector, by="board", newest_only=True, anomalies_only=False)
-    assert got["status"].tolist() == ["anomaly", "ok"]
+    got = remote.toPandas().sort_values(["board", "timestamp"], ignore_index=True)
+    want = detect_frame(local, detector, by="board", newest_only=newest_only, anomalies_only=False)
+    if newest_only:
+        assert got["status"].tolist() == ["anomaly", "ok"]
+    if "p_value" not in want.columns:  # a Spark schema has the column whatever the detector
+        assert got.pop("p_value").isna().all()
+    else:
+        assert want["p_value"].notna().any()
+    assert list(got.columns) == list(want.columns)
     pd.testing.assert_frame_equal(got, want, check_dtype=False)
 
 
