@@ -16,18 +16,15 @@ from pyspark.sql import types as T
 
 from anomaly.accuracy import nodes
 from anomaly.accuracy.errors import RuleTypeError, UnknownFieldError
-from anomaly.accuracy.translate import as_text
-from anomaly.accuracy.values import Value, category, type_name
+from anomaly.accuracy.values import RuleCompiler, Value, as_text, category, type_name
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
 
-    from anomaly.accuracy.translate import Compiler
-
 JSON_ARRAY = T.ArrayType(T.VariantType())
 
 
-def select(compiler: Compiler, node: nodes.Selection) -> Value:
+def select(compiler: RuleCompiler, node: nodes.Selection) -> Value:
     """The typed column of a selection; unknown fields and misuse raise with their position."""
     head = f"${node.head}"
     if not node.steps:
@@ -40,7 +37,7 @@ def select(compiler: Compiler, node: nodes.Selection) -> Value:
     return value
 
 
-def _root(compiler: Compiler, node: nodes.Selection, first: nodes.Node) -> Value:
+def _root(compiler: RuleCompiler, node: nodes.Selection, first: nodes.Node) -> Value:
     schema = compiler.schemas[node.head]
     text = f"${node.head}{first}"
     if isinstance(first, nodes.Field):
@@ -81,7 +78,7 @@ def find_field(schema: T.StructType, name: str) -> T.StructField | None:
 class _Step:
     """Applies one step to the value selected so far."""
 
-    def __init__(self, compiler: Compiler, node: nodes.Selection, value: Value) -> None:
+    def __init__(self, compiler: RuleCompiler, node: nodes.Selection, value: Value) -> None:
         self.compiler = compiler
         self.node = node
         self.value = value

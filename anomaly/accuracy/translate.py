@@ -20,13 +20,13 @@ from pyspark.sql import types as T
 
 from anomaly.accuracy import nodes
 from anomaly.accuracy.errors import RuleTypeError
-from anomaly.accuracy.values import ORDERED, Value, same_shape
+from anomaly.accuracy.selection import select
+from anomaly.accuracy.values import ORDERED, Ref, Value, as_text, same_shape
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
 
-Ref = Callable[[str, str], "Column"]
-"""(side, column name) -> the column of that side in the query being built."""
+__all__ = ["Compiler", "Ref", "as_text", "comparable", "json_cast", "literal"]
 
 _ORDERING: dict[str, Callable[[Column, Column], Column]] = {
     "<": lambda a, b: a < b,
@@ -45,7 +45,7 @@ _CASTABLE = frozenset({"number", "string", "boolean", "datetime", "time"})
 _NESTED = frozenset({"array", "struct", "map"})
 
 
-class Compiler:
+class Compiler:  # implements values.RuleCompiler
     """Compiles rule nodes against the `schemas` of ``source`` and ``target``.
 
     Raises `UnknownFieldError` or `RuleTypeError` (pointing into `text`) for rules the data
@@ -130,8 +130,6 @@ class Compiler:
 
     def value(self, node: nodes.Node) -> Value:
         """A typed column for a math expression (literal, selection, arithmetic)."""
-        from anomaly.accuracy.selection import select
-
         if isinstance(node, nodes.Literal):
             return literal(node)
         if isinstance(node, nodes.Selection):
@@ -199,11 +197,6 @@ def comparable(value: Value) -> Column:
     if value.category in _NESTED and "variant" in value.dtype.simpleString():  # type: ignore[union-attr]
         return F.to_json(value.column)
     return value.column
-
-
-def as_text(column: Column) -> Column:
-    """A JSON value as text: strings unquoted, numbers and objects as JSON."""
-    return F.try_variant_get(column, "$", "string")
 
 
 def json_cast(column: Column, dtype: T.DataType | None) -> Column:

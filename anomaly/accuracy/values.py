@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
+
+    from anomaly.accuracy import nodes
+
+Ref = Callable[[str, str], "Column"]
+"""(side, column name) -> the column of that side in the query being built."""
 
 _CATEGORIES: tuple[tuple[type[T.DataType] | tuple[type[T.DataType], ...], str], ...] = (
     (T.NullType, "null"),
@@ -76,3 +83,26 @@ def type_name(dtype: T.DataType | None) -> str:
 def same_shape(a: T.DataType, b: T.DataType) -> bool:
     """Equal types ignoring nullability (for arrays, structs and maps compared with ``=``)."""
     return a.simpleString() == b.simpleString()
+
+
+def as_text(column: Column) -> Column:
+    """A JSON value as text: strings unquoted, numbers and objects as JSON."""
+    return F.try_variant_get(column, "$", "string")
+
+
+class RuleCompiler(Protocol):
+    """What translating a part of a rule needs of the whole: the rule's text (for messages),
+    the two schemas, the column reference, and the compilation of values and comparisons
+    (:class:`~anomaly.accuracy.translate.Compiler` is the one implementation)."""
+
+    text: str
+    schemas: Mapping[str, T.StructType]
+    ref: Ref
+
+    def value(self, node: nodes.Node) -> Value:
+        """A typed column for a math expression."""
+        ...
+
+    def compare(self, op: str, left: Value, right: Value, node: nodes.Node) -> Column:
+        """``left op right`` as a two-valued condition."""
+        ...
