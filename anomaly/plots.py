@@ -2,7 +2,8 @@
 marked.
 
 Drawn with Matplotlib's Agg canvas directly (no pyplot, no global backend change), one panel
-per group, or only the chosen group.
+per group, or only the chosen group, in the colours and markers of :mod:`anomaly.chart_style`
+(the report's charts use the same).
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anomaly.chart_style import ANNOTATION_MARKERS as _MARKER_NAMES
+from anomaly.chart_style import BAND_ALPHA, COLORS, FRAME, matplotlib_marker
 from anomaly.service.detection import group_values
 from anomaly.service.queries import QueryError, metric_points, verdict_rows
 from anomaly.service.tables import group_label
 from repository import MetricsRepository
 
 MAX_PANELS = 12
-ANNOTATION_MARKERS = {"incident": ("o", "#ff7f0e"), "expected": ("s", "#9467bd"),
-                      "excluded": ("X", "#8c564b")}  # fmt: skip
+ANNOTATION_MARKERS = {
+    kind: (matplotlib_marker(marker), COLORS[kind]) for kind, marker in _MARKER_NAMES.items()
+}
 """Marker and colour of the points each annotation kind covers (hollow, drawn over the series)."""
 
 
@@ -92,29 +96,59 @@ def plot_metric(
 
 def _panel(ax: Any, points: pd.DataFrame, verdicts: pd.DataFrame) -> None:
     times = points["timestamp"].dt.tz_localize(None)
-    ax.plot(times, points["value"], color="#1f77b4", linewidth=1.2, marker=".", markersize=3,
-            label="value")  # fmt: skip
+    ax.plot(
+        times,
+        points["value"],
+        color=COLORS["value"],
+        linewidth=1.2,
+        marker=".",
+        markersize=3,
+        label="value",
+    )
     judged = verdicts.dropna(subset=["lower", "upper"], how="all").sort_values("timestamp")
     if not judged.empty:
         when = judged["timestamp"].dt.tz_localize(None)
         lower, upper = _finite(judged["lower"]), _finite(judged["upper"])
         both = ~np.isnan(lower) & ~np.isnan(upper)
-        ax.fill_between(when, lower, upper, where=both, color="#2ca02c", alpha=0.18,
-                        linewidth=0, label="expected band")  # fmt: skip
+        ax.fill_between(
+            when,
+            lower,
+            upper,
+            where=both,
+            color=COLORS["band"],
+            alpha=BAND_ALPHA,
+            linewidth=0,
+            label="expected band",
+        )
         for side in (lower, upper):
-            ax.plot(when, side, color="#2ca02c", linewidth=0.8, linestyle="--")
+            ax.plot(when, side, color=COLORS["band"], linewidth=0.8, linestyle="--")
     flagged = verdicts[verdicts["status"] == "anomaly"]
     if not flagged.empty:
-        ax.scatter(flagged["timestamp"].dt.tz_localize(None), flagged["value"], s=40,
-                   color="#d62728", zorder=3, label="anomaly")  # fmt: skip
+        ax.scatter(
+            flagged["timestamp"].dt.tz_localize(None),
+            flagged["value"],
+            s=40,
+            color=COLORS["anomaly"],
+            edgecolors="white",
+            zorder=3,
+            label="anomaly",
+        )
     kinds = points["annotations"].str.split(", ")
     for kind, (marker, colour) in ANNOTATION_MARKERS.items():
         marked = points[kinds.map(lambda found, kind=kind: kind in found)]
         if not marked.empty:
-            ax.scatter(marked["timestamp"].dt.tz_localize(None), marked["value"], s=90,
-                       marker=marker, facecolors="none", edgecolors=colour, linewidths=1.5,
-                       zorder=4, label=kind)  # fmt: skip
-    ax.grid(alpha=0.3)
+            ax.scatter(
+                marked["timestamp"].dt.tz_localize(None),
+                marked["value"],
+                s=90,
+                marker=marker,
+                facecolors="none",
+                edgecolors=colour,
+                linewidths=1.5,
+                zorder=4,
+                label=kind,
+            )
+    ax.grid(color=FRAME["grid"])
 
 
 def _finite(values: pd.Series) -> np.ndarray:

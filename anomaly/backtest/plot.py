@@ -1,29 +1,53 @@
 """A PNG of a backtest: each series with its labels, and every detector's alerts marked.
 
-Drawn on Matplotlib's Agg canvas directly (no pyplot, no global backend change).
+Drawn on Matplotlib's Agg canvas directly (no pyplot, no global backend change), in the colours
+and markers of :mod:`anomaly.chart_style`. It needs only what a replay holds
+(:class:`Replayed`), so it does not import the result class that offers it as a method.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from anomaly.backtest.scoring import incidents
+from anomaly.backtest.series import LabeledSeries
+from anomaly.chart_style import (
+    ALERT_MARKERS,
+    ANNOTATION_MARKERS,
+    BAND_ALPHA,
+    COLORS,
+    FRAME,
+    SPAN_ALPHA,
+    alert_style,
+    matplotlib_marker,
+)
+from detectors import Evaluation
 from detectors.evaluation import ANOMALY
 
-if TYPE_CHECKING:
-    from anomaly.backtest.result import BacktestResult
-
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+MARKERS = tuple(matplotlib_marker(name) for name in ALERT_MARKERS)
+"""Matplotlib markers of the detectors' alerts, in turn."""
 
 
-def plot_backtest(
-    result: BacktestResult, path: str | os.PathLike[str], max_panels: int = 12
-) -> Path:
+class Replayed(Protocol):
+    """What a backtest plot draws (:class:`~anomaly.backtest.result.BacktestResult` has it)."""
+
+    @property
+    def detectors(self) -> Mapping[str, Any]: ...
+
+    @property
+    def series(self) -> Sequence[LabeledSeries]: ...
+
+    @property
+    def evaluations(self) -> Mapping[tuple[str, int], Evaluation]: ...
+
+
+def plot_backtest(result: Replayed, path: str | os.PathLike[str], max_panels: int = 12) -> Path:
     """Write the PNG: one panel per series (series with incidents or alerts first), incidents
     shaded red, expected changes grey, excluded points crossed, the band when there is one
     detector; returns the path.
@@ -56,9 +80,12 @@ def plot_backtest(
             legend.setdefault(label, handle)
     if shown:
         figure.axes[0].legend(
-            legend.values(), legend.keys(), loc="upper left", bbox_to_anchor=(1.01, 1.0),
+            legend.values(),
+            legend.keys(),
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
             fontsize="small",
-        )  # fmt: skip
+        )
     if not shown:
         figure.add_subplot(1, 1, 1).set_title("no series to plot")
     hidden = len(result.series) - len(shown)
@@ -69,43 +96,64 @@ def plot_backtest(
     return target
 
 
-def _interest(result: BacktestResult, names: list[str], k: int) -> int:
+def _interest(result: Replayed, names: list[str], k: int) -> int:
     alerts = sum(int((result.evaluations[(n, k)].codes == ANOMALY).sum()) for n in names)
     return 1000 * int(result.series[k].incident.any()) + alerts
 
 
-def _panel(axes: Any, result: BacktestResult, names: list[str], k: int) -> None:
+def _panel(axes: Any, result: Replayed, names: list[str], k: int) -> None:
     one = result.series[k]
     times = one.times
-    axes.plot(times, one.values, color="0.25", linewidth=1.0, label="value")
+    axes.plot(times, one.values, color=COLORS["value"], linewidth=1.0, label="value")
     half = _half_step(times)
-    for flags, color, label in (
-        (one.incident, "red", "incident"),
-        (one.expected, "0.6", "expected"),
-    ):
+    for flags, kind in ((one.incident, "incident"), (one.expected, "expected")):
         for n, (first, last) in enumerate(incidents(flags)):
+            label = kind if n == 0 else None
             axes.axvspan(
-                times[first] - half, times[last] + half, color=color, alpha=0.15,
-                label=label if n == 0 else None,
-            )  # fmt: skip
+                times[first] - half,
+                times[last] + half,
+                color=COLORS[kind],
+                alpha=SPAN_ALPHA,
+                label=label,
+            )
     if one.excluded.any():
-        axes.scatter(times[one.excluded], one.values[one.excluded], marker="x", color="0.4",
-                     label="excluded", zorder=3)  # fmt: skip
+        axes.scatter(
+            times[one.excluded],
+            one.values[one.excluded],
+            marker=matplotlib_marker(ANNOTATION_MARKERS["excluded"]),
+            facecolors="none",
+            edgecolors=COLORS["excluded"],
+            label="excluded",
+            zorder=3,
+        )
     if len(names) == 1:
         ev = result.evaluations[(names[0], k)]
-        axes.fill_between(times[ev.index], ev.lower, ev.upper, color="tab:blue", alpha=0.12,
-                          label="band")  # fmt: skip
+        axes.fill_between(
+            times[ev.index],
+            ev.lower,
+            ev.upper,
+            color=COLORS["band"],
+            alpha=BAND_ALPHA,
+            label="band",
+        )
     for n, name in enumerate(names):
         ev = result.evaluations[(name, k)]
         hit = ev.index[ev.codes == ANOMALY]
         size = 90 - 50 * n / len(names)  # later detectors inside earlier ones' markers
+        marker, colour = alert_style(n)
         axes.scatter(
-            times[hit], one.values[hit], marker=MARKERS[n % len(MARKERS)], s=size,
-            facecolors="none", edgecolors=f"C{n + 1}", linewidths=1.4, zorder=4,
+            times[hit],
+            one.values[hit],
+            marker=matplotlib_marker(marker),
+            s=size,
+            facecolors="none",
+            edgecolors=colour,
+            linewidths=1.4,
+            zorder=4,
             label=f"alert: {name}",
-        )  # fmt: skip
+        )
     axes.set_title(f"{one.metric_id}  {one.group_label}", fontsize="medium", loc="left")
-    axes.grid(True, alpha=0.3)
+    axes.grid(True, color=FRAME["grid"])
 
 
 def _half_step(times: pd.Index) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anomaly.backtest.plot import plot_backtest
 from anomaly.backtest.scoring import Score, score
 from anomaly.backtest.series import LabeledSeries
 from anomaly.service.tables import number, text_table
@@ -144,8 +145,6 @@ class BacktestResult:
 
     def plot(self, path: str | os.PathLike[str], max_panels: int = 12) -> Path:
         """A PNG of each series with its labels and every detector's alerts (``plot.py``)."""
-        from anomaly.backtest.plot import plot_backtest
-
         return plot_backtest(self, path, max_panels=max_panels)
 
 

@@ -2,7 +2,8 @@
 that works offline) or its scripts loaded from the live UI's ``/assets/``.
 
 The page holds no markup from data: the snapshot sits in a ``<script type="application/json">``
-element (``encoding.script_json``) and the scripts build the DOM with text nodes only.
+element (``encoding.script_json``) and the scripts build the DOM with text nodes only. The chart
+colours and markers (``anomaly.chart_style``, shared with the PNG plots) sit in another.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from anomaly.chart_style import chart_style_json
 from anomaly.report.assets import (
     CHART_LIBRARY,
     SCRIPTS,
@@ -73,6 +75,7 @@ def render_page(snapshot: Mapping[str, Any], *, asset_base: str | None = None) -
 <noscript><p>This report draws its pages with JavaScript: please enable it.</p></noscript>
 <main id="app"></main>
 <footer>{footer}</footer>
+<script type="application/json" id="chart-style">{script_json(chart_style_json())}</script>
 <script type="application/json" id="report-data">{script_json(snapshot)}</script>
 {scripts}
 </body>

@@ -85,5 +85,7 @@ def test_annotated_points_are_marked_by_kind(
     repo.annotate(kind, day, day + timedelta(days=2), group={"country": "JP"})
     after = plot_metric(repo, "Size(*)", tmp_path / "after.png")
     assert pixels_of(after, colour) > 50
+    # No marker of another kind: a marker is far more than 50 pixels; a few pixels of the
+    # excluded kind's grey can come from anti-aliased text.
     others = [c for k, (_, c) in ANNOTATION_MARKERS.items() if k != kind]
-    assert all(pixels_of(after, c) == 0 for c in others)
+    assert all(pixels_of(after, c) < 20 for c in others)

@@ -4,11 +4,10 @@
  * page with a thousand series draws only the dozen on screen. */
 "use strict";
 
-const COLORS = {
-  value: "#1c4e80", band: "#7aa6d6", anomaly: "#d6336c", error: "#f08c00",
-  incident: "#e8590c", expected: "#7048e8", excluded: "#868e96",
-};
-const KINDS = ["incident", "expected", "excluded"];
+/* Colours and markers come from the page (anomaly/chart_style.py, shared with the PNG plots). */
+const STYLE = JSON.parse(document.getElementById("chart-style").textContent);
+const COLORS = STYLE.colors, FRAME = STYLE.frame;
+const KINDS = STYLE.annotationKinds;
 const DAY = 86400000;
 
 Report.charts = { views: new Map(), pendingFocus: new Map(), queue: [] };
@@ -93,13 +92,13 @@ function figure(options) {
 }
 
 function style(p) {
-  p.xgrid.grid_line_color = "#eef0f3";
-  p.ygrid.grid_line_color = "#eef0f3";
+  p.xgrid.grid_line_color = FRAME.grid;
+  p.ygrid.grid_line_color = FRAME.grid;
   for (const axis of [...p.xaxis, ...p.yaxis]) {
-    axis.axis_line_color = "#ced4da";
-    axis.major_tick_line_color = "#ced4da";
+    axis.axis_line_color = FRAME.axis;
+    axis.major_tick_line_color = FRAME.axis;
     axis.minor_tick_line_color = null;
-    axis.major_label_text_color = "#495057";
+    axis.major_label_text_color = FRAME.label;
     axis.major_label_text_font_size = "11px";
   }
   p.toolbar.logo = null;
@@ -118,17 +117,18 @@ Report.charts.draw = function (node) {
     if (!a) continue;
     const pad = a.end === a.start ? DAY / 4 : 0;
     p.add_layout(new Bokeh.BoxAnnotation({ left: a.start - pad, right: a.end + pad,
-      fill_color: COLORS[a.kind], fill_alpha: 0.12, line_color: null, level: "underlay" }));
+      fill_color: COLORS[a.kind], fill_alpha: STYLE.spanAlpha, line_color: null, level: "underlay" }));
   }
   p.varea({ x: { field: "t" }, y1: { field: "fill_lo" }, y2: { field: "fill_hi" }, source,
-            fill_color: COLORS.band, fill_alpha: 0.28 });
+            fill_color: COLORS.band, fill_alpha: STYLE.bandAlpha });
   const line = p.line({ x: { field: "t" }, y: { field: "v" }, source, line_color: COLORS.value,
                         line_width: 1.6 });
   for (const kind of KINDS) {
     const pts = annotatedPoints(series, kind);
     if (!pts.t.length) continue;
     p.scatter({ x: { field: "t" }, y: { field: "v" }, source: new Bokeh.ColumnDataSource({ data: pts }),
-                marker: "circle", size: 11, fill_color: null, line_color: COLORS[kind], line_width: 2 });
+                marker: STYLE.annotationMarkers[kind], size: 11, fill_color: null,
+                line_color: COLORS[kind], line_width: 2 });
   }
   const found = (Report.anomaliesBySeries.get(series.id) || []).filter((a) => a.value !== null);
   const marks = new Bokeh.ColumnDataSource({ data: {
@@ -160,7 +160,7 @@ Report.charts.draw = function (node) {
 };
 
 function mark(p, time) {
-  p.add_layout(new Bokeh.Span({ location: time, dimension: "height", line_color: "#212529",
+  p.add_layout(new Bokeh.Span({ location: time, dimension: "height", line_color: FRAME.focus,
                                 line_dash: [4, 3], line_width: 1 }));
 }
 
