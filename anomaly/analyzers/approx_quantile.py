@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anomaly.analyzers.base import ScanShareableAnalyzer
 from anomaly.analyzers.numbers import number
+from anomaly.analyzers.numeric_column import NumericColumnAnalyzer
 from anomaly.analyzers.sketch_state import KllState
 from anomaly.errors import ConfigurationError
 
@@ -21,17 +21,7 @@ def _check_quantile(q: float) -> None:
         raise ConfigurationError(f"quantile must be in [0, 1], got {q!r}")
 
 
-class _KllAnalyzer(ScanShareableAnalyzer[KllState]):
-    column: str
-    reads_numbers: ClassVar[bool] = True
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.column,)
-
-    def check_schema(self, schema: StructType) -> str | None:
-        return self.require_numeric(schema)
-
+class _KllAnalyzer(NumericColumnAnalyzer[KllState]):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 

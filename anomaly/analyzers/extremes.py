@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anomaly.analyzers.base import ScanShareableAnalyzer, finite_or_none
-from anomaly.analyzers.numbers import number
+from anomaly.analyzers.base import finite_or_none
+from anomaly.analyzers.numeric_column import NumericColumnAnalyzer
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -56,17 +56,7 @@ def spark_order(value: float) -> tuple[bool, float]:
     return (nan, 0.0 if nan else value)
 
 
-class _Extreme(ScanShareableAnalyzer[Any]):
-    column: str
-    reads_numbers: ClassVar[bool] = True
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.column,)
-
-    def check_schema(self, schema: StructType) -> str | None:
-        return self.require_numeric(schema)
-
+class _Extreme(NumericColumnAnalyzer[Any]):
     def compute_metric(self, state: Any) -> float:
         if state.value is None:
             raise self.nothing_to_measure("non-null values")
@@ -88,7 +78,7 @@ class Minimum(_Extreme):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        return [F.min(self.filtered(number(schema, self.column)))]
+        return [F.min(self.numbers(schema))]
 
     def state_from_row(self, values: Sequence[Any]) -> MinState:
         return MinState(finite_or_none(values[0]))
@@ -112,7 +102,7 @@ class Maximum(_Extreme):
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        return [F.max(self.filtered(number(schema, self.column)))]
+        return [F.max(self.numbers(schema))]
 
     def state_from_row(self, values: Sequence[Any]) -> MaxState:
         return MaxState(finite_or_none(values[0]))

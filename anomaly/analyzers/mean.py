@@ -1,4 +1,4 @@
-"""Mean of a numeric column."""
+"""Mean of a numeric column, and the sum-and-count analyzers it shares with Sum."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.numbers import number
+from anomaly.analyzers.numeric_column import NumericColumnAnalyzer
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -32,8 +31,25 @@ class MeanState(State):
         return MeanState(self.total + other.total, self.count + other.count)
 
 
+class SumAndCount(NumericColumnAnalyzer[MeanState]):
+    """An analyzer whose state is the sum and count of a column's non-null numbers (Mean, Sum);
+    subclasses say which metric they make of it."""
+
+    def aggregations(self, schema: StructType) -> list[Column]:
+        from pyspark.sql import functions as F
+
+        value = self.numbers(schema)
+        return [F.sum(value), F.count(value)]
+
+    def state_from_row(self, values: Sequence[Any]) -> MeanState:
+        return MeanState(float(values[0] or 0.0), int(values[1] or 0))
+
+    def empty_state(self) -> MeanState:
+        return MeanState.identity()
+
+
 @dataclass(frozen=True)
-class Mean(ScanShareableAnalyzer[MeanState]):
+class Mean(SumAndCount):
     """Mean of the non-null values of `column` (NaN propagates, as in Spark).
 
     Examples
@@ -47,26 +63,6 @@ class Mean(ScanShareableAnalyzer[MeanState]):
     column: str
     where: str | None = None
     metric_name: ClassVar[str] = "Mean"
-    reads_numbers: ClassVar[bool] = True
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.column,)
-
-    def check_schema(self, schema: StructType) -> str | None:
-        return self.require_numeric(schema)
-
-    def aggregations(self, schema: StructType) -> list[Column]:
-        from pyspark.sql import functions as F
-
-        value = self.filtered(number(schema, self.column))
-        return [F.sum(value), F.count(value)]
-
-    def state_from_row(self, values: Sequence[Any]) -> MeanState:
-        return MeanState(float(values[0] or 0.0), int(values[1] or 0))
-
-    def empty_state(self) -> MeanState:
-        return MeanState.identity()
 
     def compute_metric(self, state: MeanState) -> float:
         if state.count == 0:

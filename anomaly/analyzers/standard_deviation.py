@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anomaly.analyzers.base import ScanShareableAnalyzer
-from anomaly.analyzers.numbers import number
+from anomaly.analyzers.numeric_column import NumericColumnAnalyzer
 from anomaly.analyzers.state import State, check_same_kind
 
 if TYPE_CHECKING:
@@ -43,7 +42,7 @@ class MomentsState(State):
 
 
 @dataclass(frozen=True)
-class StandardDeviation(ScanShareableAnalyzer[MomentsState]):
+class StandardDeviation(NumericColumnAnalyzer[MomentsState]):
     """Population standard deviation of the non-null values of `column` (as Deequ).
 
     Examples
@@ -56,19 +55,11 @@ class StandardDeviation(ScanShareableAnalyzer[MomentsState]):
     column: str
     where: str | None = None
     metric_name: ClassVar[str] = "StandardDeviation"
-    reads_numbers: ClassVar[bool] = True
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.column,)
-
-    def check_schema(self, schema: StructType) -> str | None:
-        return self.require_numeric(schema)
 
     def aggregations(self, schema: StructType) -> list[Column]:
         from pyspark.sql import functions as F
 
-        value = self.filtered(number(schema, self.column))
+        value = self.numbers(schema)
         return [F.count(value), F.avg(value), F.var_pop(value)]
 
     def state_from_row(self, values: Sequence[Any]) -> MomentsState:
