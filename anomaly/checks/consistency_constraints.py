@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Self
 
@@ -88,25 +89,34 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self.is_complete(*columns, hint=hint).is_unique(*columns, hint=hint)  # type: ignore[attr-defined]
 
     def has_uniqueness(
-        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
+        self,
+        columns: str | Sequence[str],
+        assertion: AssertionFn,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """Fraction of value tuples occurring once satisfies `assertion`."""
         analyzer = Uniqueness(columns, where)
         return self._metric(f"has_uniqueness({analyzer.instance})", analyzer, assertion, hint)
 
     def has_distinctness(
-        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
+        self,
+        columns: str | Sequence[str],
+        assertion: AssertionFn,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """Distinct value tuples / rows satisfies `assertion`."""
         analyzer = Distinctness(columns, where)
         return self._metric(f"has_distinctness({analyzer.instance})", analyzer, assertion, hint)
 
     def has_unique_value_ratio(
-        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
+        self,
+        columns: str | Sequence[str],
+        assertion: AssertionFn,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """Unique values / distinct values satisfies `assertion`."""
         analyzer = UniqueValueRatio(columns, where)
         return self._metric(
@@ -114,9 +124,13 @@ class ConsistencyConstraints(ConstraintBuilder):
         )
 
     def satisfies(
-        self, predicate: str, name: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
+        self,
+        predicate: str,
+        name: str,
+        assertion: AssertionFn = IS_ONE,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """Fraction of rows where the SQL `predicate` holds satisfies `assertion` (all, default)."""
         analyzer = Compliance(name, predicate, where)
         return self._metric(f"satisfies({name})", analyzer, assertion, hint)
@@ -130,9 +144,13 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"satisfies_if({label})", analyzer, IS_ONE, hint)
 
     def is_contained_in(
-        self, column: str, allowed_values: Iterable[object], assertion: AssertionFn = IS_ONE,
-        where: str | None = None, hint: str | None = None,
-    ) -> Self:  # fmt: skip
+        self,
+        column: str,
+        allowed_values: Iterable[object],
+        assertion: AssertionFn = IS_ONE,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:
         """Values of `column` are in `allowed_values` (nulls pass, as in Deequ)."""
         values = list(allowed_values)
         if not values:
@@ -143,9 +161,14 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"is_contained_in({column})", analyzer, assertion, hint)
 
     def is_in_range(
-        self, column: str, lower: float, upper: float, include_bounds: bool = True,
-        where: str | None = None, hint: str | None = None,
-    ) -> Self:  # fmt: skip
+        self,
+        column: str,
+        lower: float,
+        upper: float,
+        include_bounds: bool = True,
+        where: str | None = None,
+        hint: str | None = None,
+    ) -> Self:
         """Non-null values of `column` lie between `lower` and `upper` (text that is no number
         does not)."""
         low, high = (">=", "<=") if include_bounds else (">", "<")
@@ -169,9 +192,13 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"is_positive({column})", analyzer, IS_ONE, hint)
 
     def is_less_than(
-        self, first: str, second: str, or_equal: bool = False, where: str | None = None,
+        self,
+        first: str,
+        second: str,
+        or_equal: bool = False,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """In every row, `first` < `second` (<= with `or_equal`); nulls fail."""
         op = "<=" if or_equal else "<"
         predicate = f"{quote(first)} {op} {quote(second)}"
@@ -179,21 +206,49 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"is_less_than({first}, {second})", analyzer, IS_ONE, hint)
 
     def has_pattern(
-        self, column: str, pattern: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
+        self,
+        column: str,
+        pattern: str,
+        assertion: AssertionFn = IS_ONE,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """Fraction of values matching the regex `pattern` satisfies `assertion`."""
         analyzer = PatternMatch(column, pattern, where)
         return self._metric(f"has_pattern({column})", analyzer, assertion, hint)
 
     def has_consistent_type(
-        self, column: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
+        self,
+        column: str,
+        assertion: AssertionFn = IS_ONE,
+        where: str | None = None,
         hint: str | None = None,
-    ) -> Self:  # fmt: skip
+    ) -> Self:
         """The largest share of one data type among non-null values (integers count as
         decimals too, see `dominant_type`) satisfies `assertion`."""
+        return self._consistent_type("has_consistent_type", column, assertion, where, hint)
+
+    def has_type_consistency(
+        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
+    ) -> Self:
+        """Deprecated alias of :meth:`has_consistent_type` (warns; the constraint keeps this
+        name, so stored outcomes of existing checks stay one series)."""
+        warnings.warn(
+            "has_type_consistency is deprecated: use has_consistent_type (the same constraint)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self._consistent_type("has_type_consistency", column, assertion, where, hint)
+
+    def _consistent_type(
+        self, call: str, column: str, assertion: AssertionFn, where: str | None, hint: str | None
+    ) -> Self:
         analyzer = DataType(column, where)
         return self._metric(
-            f"has_consistent_type({column})", analyzer, assertion, hint,
-            pick=dominant_type_ratio, subject=f"dominant type ratio of {analyzer.metric_id}",
-        )  # fmt: skip
+            f"{call}({column})",
+            analyzer,
+            assertion,
+            hint,
+            pick=dominant_type_ratio,
+            subject=f"dominant type ratio of {analyzer.metric_id}",
+        )

@@ -13,7 +13,6 @@ from anomaly.analyzers import (
     ApproxQuantile,
     Correlation,
     CountDistinct,
-    DataType,
     Entropy,
     Histogram,
     Maximum,
@@ -27,7 +26,6 @@ from anomaly.analyzers import (
 )
 from anomaly.checks.assertions import AssertionFn
 from anomaly.checks.builder import ConstraintBuilder
-from anomaly.checks.consistency_constraints import dominant_type_ratio
 from anomaly.checks.distribution import Distribution
 from anomaly.metrics import MetricValue
 
@@ -99,17 +97,6 @@ class StatisticsConstraints(ConstraintBuilder):
         """The approximate number of distinct values (HLL) satisfies `assertion`."""
         analyzer = ApproxCountDistinct(column, where)
         return self._metric(f"has_approx_count_distinct({column})", analyzer, assertion, hint)
-
-    def has_type_consistency(
-        self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None
-    ) -> Self:
-        """The largest share of one data type among non-null values (integers count as
-        decimals too, see `dominant_type`) satisfies `assertion`."""
-        analyzer = DataType(column, where)
-        return self._metric(
-            f"has_type_consistency({column})", analyzer, assertion, hint,
-            pick=dominant_type_ratio, subject=f"dominant type ratio of {analyzer.metric_id}",
-        )  # fmt: skip
 
     def has_entropy(
         self, column: str, assertion: AssertionFn, where: str | None = None, hint: str | None = None

@@ -24,6 +24,13 @@ SCHEMA = (
 )
 
 Case = tuple[str, Callable[[Check], Check], ConstraintStatus]
+
+
+def _type_consistency(check: Check, column: str, assertion: Callable[[float], bool]) -> Check:
+    with pytest.warns(DeprecationWarning, match="use has_consistent_type"):
+        return check.has_type_consistency(column, assertion)
+
+
 S, F = ConstraintStatus.SUCCESS, ConstraintStatus.FAILURE
 CASES: list[Case] = [
     ("is_complete pass", lambda c: c.is_complete("id", "count"), S),
@@ -44,7 +51,7 @@ CASES: list[Case] = [
     ("is_in_range fail", lambda c: c.is_in_range("count", 0, 7, include_bounds=False), F),
     ("has_consistent_type pass", lambda c: c.has_consistent_type("id"), S),
     ("has_consistent_type fail", lambda c: c.has_consistent_type("zip"), F),
-    ("has_type_consistency pass", lambda c: c.has_type_consistency("zip", at_least(0.8)), S),
+    ("has_type_consistency pass", lambda c: _type_consistency(c, "zip", at_least(0.8)), S),
     ("is_non_negative pass", lambda c: c.is_non_negative("count"), S),
     ("is_positive fail", lambda c: c.is_positive("count"), F),
     ("is_less_than fail", lambda c: c.is_less_than("start", "end"), F),
