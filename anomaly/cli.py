@@ -35,8 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--debug", action="store_true", help="tracebacks and debug logging")
 
     def command(name: str, text: str, handler: Callable[[argparse.Namespace], int]) -> Any:
-        sub = commands.add_parser(name, help=text, description=text, epilog=EPILOG,
-                                  parents=[common])  # fmt: skip
+        sub = commands.add_parser(
+            name, help=text, description=text, epilog=EPILOG, parents=[common]
+        )
         sub.set_defaults(handler=handler)
         return sub
 
@@ -49,9 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     when = scan.add_mutually_exclusive_group()
     when.add_argument("--at", metavar="TIME", help=f"the scan's time (default now); {TIME}")
     when.add_argument(
-        "--partition", metavar="START", help="for sources with a time_column: the partition "
+        "--partition",
+        metavar="START",
+        help="for sources with a time_column: the partition "
         "(day or hour) starting at START (default: the last complete one)",
-    )  # fmt: skip
+    )
     scan.add_argument("--format", choices=("text", "json"), default="text", help="output")
     scan.add_argument("--no-alerts", action="store_true", help="do not send alerts")
 
@@ -60,9 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_ui_arguments(serve)
 
     fill = command(
-        "backfill", "compute and judge past partitions (sources with a time_column)",
+        "backfill",
+        "compute and judge past partitions (sources with a time_column)",
         run.backfill_command,
-    )  # fmt: skip
+    )
     _config_and_scans(fill)
     fill.add_argument("--since", metavar="TIME", help=f"first partition (default: all); {TIME}")
     fill.add_argument("--until", metavar="TIME", help="last partition (default: the last complete)")
@@ -73,21 +77,25 @@ def build_parser() -> argparse.ArgumentParser:
     _filters(history)
     _format(history)
 
-    anomalies = command("anomalies", "list recent anomalies and failed metrics",
-                        query.anomalies_command)  # fmt: skip
+    anomalies = command(
+        "anomalies", "list recent anomalies and failed metrics", query.anomalies_command
+    )
     _repository(anomalies)
     anomalies.add_argument("--metric", action="append", help="only this metric id (repeatable)")
     anomalies.add_argument(
-        "--status", action="append", choices=("anomaly", "error", "normal", "held_back",
-        "insufficient_history", "all"), help="verdict statuses (default: anomaly and error; "
+        "--status",
+        action="append",
+        choices=("anomaly", "error", "normal", "held_back", "insufficient_history", "all"),
+        help="verdict statuses (default: anomaly and error; "
         "held_back: anomalies an alert budget did not alert on)",
-    )  # fmt: skip
+    )
     anomalies.add_argument("--limit", type=int, default=50, help="newest N rows (default 50)")
     _filters(anomalies)
     _format(anomalies)
 
-    plot = command("plot", "write a PNG of a metric's series, band and anomalies",
-                   query.plot_command)  # fmt: skip
+    plot = command(
+        "plot", "write a PNG of a metric's series, band and anomalies", query.plot_command
+    )
     _repository(plot)
     plot.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
     plot.add_argument("--group", action="append", metavar="COLUMN=VALUE", help="one group only")
@@ -97,19 +105,24 @@ def build_parser() -> argparse.ArgumentParser:
     check = command("validate-config", "check a config file (no Spark)", run.validate_command)
     check.add_argument("config", metavar="CONFIG", help="the YAML config file")
 
-    demo = command("demo", "run the whole loop on generated data (local Spark, DuckDB file)",
-                   _demo)  # fmt: skip
-    demo.add_argument("--dir", metavar="DIR", help="where to write data, config, repository and "
-                      "plots (default: a new temporary directory)")  # fmt: skip
+    demo = command("demo", "run the whole loop on generated data (local Spark, DuckDB file)", _demo)
+    demo.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="where to write data, config, repository and "
+        "plots (default: a new temporary directory)",
+    )
     demo.add_argument("--days", type=int, default=90, help="days of generated history (>= 60)")
     demo.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     demo.add_argument(
         "--tuned", action="store_true", help="judge with per-metric detectors, not the default"
     )
     demo.add_argument(
-        "--monitors", action="store_true", help="zero-config monitors instead: 60 days of a "
+        "--monitors",
+        action="store_true",
+        help="zero-config monitors instead: 60 days of a "
         "30-column table with schema drift, a stale day, late data...",
-    )  # fmt: skip
+    )
 
     from anomaly.backtest.cli import register as register_backtest
     from anomaly.monitors.cli import register as register_monitor
@@ -125,31 +138,45 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _config_and_scans(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG", help="the YAML config file")
-    parser.add_argument("--scan", action="append", metavar="NAME",
-                        help="only this scan (repeatable; default: all)")  # fmt: skip
+    parser.add_argument(
+        "--scan", action="append", metavar="NAME", help="only this scan (repeatable; default: all)"
+    )
 
 
 def _repository(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
-    where.add_argument("-r", "--repository", metavar="PATH_OR_URL",
-                       help="a DuckDB repository file, or a postgresql://USER@HOST:PORT/DB URL "
-                       "(the password from PGPASSWORD or ~/.pgpass)")  # fmt: skip
+    where.add_argument(
+        "-r",
+        "--repository",
+        metavar="PATH_OR_URL",
+        help="a DuckDB repository file, or a postgresql://USER@HOST:PORT/DB URL "
+        "(the password from PGPASSWORD or ~/.pgpass)",
+    )
     parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
-    parser.add_argument("--tag", action="append", metavar="NAME=VALUE",
-                        help="only runs with this tag (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--tag", action="append", metavar="NAME=VALUE", help="only runs with this tag (repeatable)"
+    )
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--group", action="append", metavar="COLUMN=VALUE",
-                        help="only this group (repeatable for several columns)")  # fmt: skip
+    parser.add_argument(
+        "--group",
+        action="append",
+        metavar="COLUMN=VALUE",
+        help="only this group (repeatable for several columns)",
+    )
     parser.add_argument("--since", metavar="TIME", help=f"from this time on; {TIME}")
     parser.add_argument("--until", metavar="TIME", help="up to this time (inclusive)")
 
 
 def _format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table",
-                        help="output format (default table)")  # fmt: skip
+    parser.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="output format (default table)",
+    )
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -115,8 +115,9 @@ def run_demo(
     progress = Progress.silent() if quiet else Progress.to_stream(sys.stderr)
     rows = write_events(root / "data" / "events.parquet", days)
     config_path = root / "anomaly.yml"
-    config_path.write_text((TUNED_CONFIG if tuned else CONFIG).format(master=master),
-                           encoding="utf-8")  # fmt: skip
+    config_path.write_text(
+        (TUNED_CONFIG if tuned else CONFIG).format(master=master), encoding="utf-8"
+    )
     progress.step(f"demo: {rows:,} events over {days} days in {root / 'data'}")
     runner = ScanRunner(load_config(config_path), progress=progress)
     spark_started = time.monotonic()
@@ -145,10 +146,14 @@ def _plots(runner: ScanRunner, root: Path, reports: list[ScanReport]) -> list[Pa
 
     metrics = sorted({f.verdict.metric_id for r in reports for f in r.problems})
     return [
-        plot_metric(runner.repository, metric, root / "plots" / f"{slug(metric)}.png",
-                    tags=runner.tags(SCAN))
+        plot_metric(
+            runner.repository,
+            metric,
+            root / "plots" / f"{slug(metric)}.png",
+            tags=runner.tags(SCAN),
+        )
         for metric in metrics
-    ]  # fmt: skip
+    ]
 
 
 def _summary(
@@ -176,10 +181,16 @@ def _summary(
         else:
             caught.add(incident)
         table_rows.append(
-            [report.when, group_label(v.group), v.metric_id, number(v.value),
-             band(v.lower, v.upper), number(v.history_length),
-             incident.description if incident else "(false alarm)"]
-        )  # fmt: skip
+            [
+                report.when,
+                group_label(v.group),
+                v.metric_id,
+                number(v.value),
+                band(v.lower, v.upper),
+                number(v.history_length),
+                incident.description if incident else "(false alarm)",
+            ]
+        )
     headers = ["day", "group", "metric", "value", "expected", "history", "injected incident"]
     lines = [
         "",

@@ -168,8 +168,9 @@ def histories(
             )
             found[str(keys[start])] = error or pd.Series(
                 np.asarray(data["value"][rows], dtype="float64"),
-                index=timestamps(millis).rename("timestamp"), name=metric_id,
-            )  # fmt: skip
+                index=timestamps(millis).rename("timestamp"),
+                name=metric_id,
+            )
     empty = pd.Series([], index=timestamps([]).rename("timestamp"), name=metric_id, dtype=float)
     return {key: found.get(key, empty) for key in wanted}
 

@@ -135,9 +135,15 @@ class MetricsRepository:
         """One series' succeeded values indexed by UTC timestamp (see ``repository.history``);
         ``exclude_annotated`` leaves out points covered by an ``excluded`` annotation."""
         return history(
-            self._connector, metric, tags=tags, group=group, name=name, after=after,
-            before=before, exclude_annotated=exclude_annotated,
-        )  # fmt: skip
+            self._connector,
+            metric,
+            tags=tags,
+            group=group,
+            name=name,
+            after=after,
+            before=before,
+            exclude_annotated=exclude_annotated,
+        )
 
     def histories(
         self,
@@ -153,9 +159,14 @@ class MetricsRepository:
         ``repository.keys.canonical_key(group)``: a series per group, or the
         ``AmbiguousSeriesError`` ``history()`` would raise for it."""
         return histories(
-            self._connector, metric, groups, tags=tags, after=after, before=before,
+            self._connector,
+            metric,
+            groups,
+            tags=tags,
+            after=after,
+            before=before,
             exclude_annotated=exclude_annotated,
-        )  # fmt: skip
+        )
 
     def annotated_history(
         self,
@@ -192,9 +203,14 @@ class MetricsRepository:
         See ``repository.annotations``.
         """
         annotation = Annotation(
-            kind, start, end, None if metric is None else metric_id_of(metric), group,
-            {} if tags is None else tags, note,
-        )  # fmt: skip
+            kind=kind,
+            start=start,
+            end=end,
+            metric_id=None if metric is None else metric_id_of(metric),
+            group=group,
+            tags={} if tags is None else tags,
+            note=note,
+        )
         return add_annotation(self._connector, annotation)
 
     def annotations(
@@ -209,9 +225,14 @@ class MetricsRepository:
     ) -> list[Annotation]:
         """Stored annotations that may apply to this scope (see ``load_annotations``)."""
         return load_annotations(
-            self._connector, kinds=kinds, metric=metric, tags=tags, group=group, after=after,
+            self._connector,
+            kinds=kinds,
+            metric=metric,
+            tags=tags,
+            group=group,
+            after=after,
             before=before,
-        )  # fmt: skip
+        )
 
     def delete_annotations(self, ids: int | Iterable[int]) -> int:
         """Delete annotations by id; returns how many were deleted."""

@@ -24,8 +24,15 @@ from repository.keys import (
 from repository.records import MetricRecord, RunResult
 
 POINT_COLUMNS = (
-    "entity", "instance", "name", "metric_id", "value", "error", "timestamp", "group_key"
-)  # fmt: skip
+    "entity",
+    "instance",
+    "name",
+    "metric_id",
+    "value",
+    "error",
+    "timestamp",
+    "group_key",
+)
 """The fixed columns of ``to_pandas()``; group columns then tag columns (sorted) follow.
 
 ``group_key`` is the group's canonical JSON (``[]`` for the whole dataset, as in the SQL views):

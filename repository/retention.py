@@ -54,9 +54,12 @@ def delete_runs(
         .tags("run_id", None if tags is None else check_tags(tags))
     )
     with connector.transaction() as cur:
-        doomed = [run_id for (run_id,) in cur.execute(
-            f"SELECT run_id FROM runs WHERE {where.sql}", where.params
-        ).fetchall()]  # fmt: skip
+        doomed = [
+            run_id
+            for (run_id,) in cur.execute(
+                f"SELECT run_id FROM runs WHERE {where.sql}", where.params
+            ).fetchall()
+        ]
         if not doomed:
             return DeletedRows(0, 0, 0, 0)
         listed = cur.dialect.member("run_id", "BIGINT", len(doomed))

@@ -30,11 +30,15 @@ def view_definitions(d: Dialect) -> dict[str, str]:
     """The body of every view, in the dialect of one store."""
     flags = [
         covered_by(
-            kind, run_id="h.run_id", ts="h.timestamp", metric_id="h.metric_id",
+            kind,
+            run_id="h.run_id",
+            ts="h.timestamp",
+            metric_id="h.metric_id",
             group_key="h.group_key",
-        ) + f" AS {kind}"
+        )
+        + f" AS {kind}"
         for kind in ANNOTATION_KINDS
-    ]  # fmt: skip
+    ]
     return {
         "run_overview": f"""
             SELECT r.run_id, r.ts AS timestamp, r.dataset, coalesce(t.tags, {d.empty_map}) AS tags,

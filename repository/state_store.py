@@ -117,10 +117,14 @@ class StateStore:
                     "INSERT INTO analyzer_states (dataset, partition, metric_id, kind, "
                     "format_version, payload) VALUES (?, ?, ?, ?, ?, ?)",
                     [
-                        dataset, state.partition, state.metric_id, state.kind,
-                        state.format_version, bytes(state.payload),
+                        dataset,
+                        state.partition,
+                        state.metric_id,
+                        state.kind,
+                        state.format_version,
+                        bytes(state.payload),
                     ],
-                )  # fmt: skip
+                )
         return len(new)
 
     def load(

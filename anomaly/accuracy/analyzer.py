@@ -48,9 +48,13 @@ class AccuracyMetric(Metric):
         group = dict(self.group)
         for key, count in (("matched", self.matched), ("total", self.total)):
             yield MetricRecord(
-                self.entity, self.instance, f"{self.name}.{key}", f"{self.metric_id}[{key}]",
-                float(count), group,
-            )  # fmt: skip
+                entity=self.entity,
+                instance=self.instance,
+                name=f"{self.name}.{key}",
+                metric_id=f"{self.metric_id}[{key}]",
+                value=float(count),
+                group=group,
+            )
 
     def judged_records(self) -> Iterator[MetricRecord]:
         return super().records()
@@ -186,7 +190,13 @@ class Accuracy(DataFrameAnalyzer[AccuracyState]):
         for _, values in state.sample:  # the sample counts rows: show each key once
             unique.setdefault(repr(values), values)
         return AccuracyMetric(
-            base.entity, base.instance, base.name, base.metric_id, base.value, None, base.group,
-            matched=state.matched, total=state.total,
+            entity=base.entity,
+            instance=base.instance,
+            name=base.name,
+            metric_id=base.metric_id,
+            value=base.value,
+            group=base.group,
+            matched=state.matched,
+            total=state.total,
             unmatched=tuple(dict(zip(self.key_names, v, strict=True)) for v in unique.values()),
-        )  # fmt: skip
+        )

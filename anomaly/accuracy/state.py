@@ -54,10 +54,14 @@ class AccuracyState(State):
     def payload(self) -> bytes:
         # Key values may be dates or decimals: stored as their text, enough for a diagnostic.
         return json.dumps(
-            {"matched": self.matched, "total": self.total, "limit": self.limit,
-             "sample": [[h, list(values)] for h, values in self.sample]},
+            {
+                "matched": self.matched,
+                "total": self.total,
+                "limit": self.limit,
+                "sample": [[h, list(values)] for h, values in self.sample],
+            },
             default=str,
-        ).encode()  # fmt: skip
+        ).encode()
 
     @classmethod
     def from_payload(cls, data: bytes) -> AccuracyState:

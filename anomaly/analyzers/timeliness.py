@@ -47,9 +47,12 @@ class LatencyState(_SketchState):
         highest = [v for v in (self.maximum, other.maximum) if v is not None]
         sketch = KllState(self.sketch).merge(KllState(other.sketch)).sketch
         return LatencyState(
-            self.count + other.count, self.total + other.total, self.late + other.late,
-            max(highest) if highest else None, sketch,
-        )  # fmt: skip
+            count=self.count + other.count,
+            total=self.total + other.total,
+            late=self.late + other.late,
+            maximum=max(highest) if highest else None,
+            sketch=sketch,
+        )
 
     @staticmethod
     def read(sketch: bytes) -> object:
@@ -144,16 +147,22 @@ class Timeliness(ScanShareableAnalyzer[LatencyState], SlotAnalyzer[LatencyState]
         latency = self.latency(schema)
         late = F.lit(None) if self.threshold is None else F.when(latency > self.threshold, 1)
         return [
-            F.count(latency), F.sum(latency), F.count(late), F.max(latency),
+            F.count(latency),
+            F.sum(latency),
+            F.count(late),
+            F.max(latency),
             F.kll_sketch_agg_double(latency, KLL_K),
-        ]  # fmt: skip
+        ]
 
     def state_from_row(self, values: Sequence[Any]) -> LatencyState:
         count, total, late, highest, sketch = values[:5]
         return LatencyState(
-            int(count or 0), float(total or 0.0), int(late or 0), finite_or_none(highest),
-            bytes(sketch) if sketch is not None else None,
-        )  # fmt: skip
+            count=int(count or 0),
+            total=float(total or 0.0),
+            late=int(late or 0),
+            maximum=finite_or_none(highest),
+            sketch=bytes(sketch) if sketch is not None else None,
+        )
 
     def slot(self, schema: StructType) -> Slot | None:
         latency = self.latency(schema)

@@ -31,37 +31,56 @@ def register(commands: Any) -> argparse.ArgumentParser:
     """Add ``backtest`` to the CLI's sub-parsers (``parser.add_subparsers()``)."""
     text = "replay detectors over stored histories, day by day, and score them against labels"
     parser: argparse.ArgumentParser = commands.add_parser(
-        "backtest", help=text, description=text,
+        "backtest",
+        help=text,
+        description=text,
         epilog="exit codes: 0 ok, 3 failure (bad arguments, unknown metric or repository)",
-    )  # fmt: skip
+    )
     parser.set_defaults(handler=backtest_command)
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
     where.add_argument("-r", "--repository", metavar="PATH", help="a DuckDB repository file")
     parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
-    parser.add_argument("--tag", action="append", metavar="NAME=VALUE",
-                        help="only runs with this tag (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--tag", action="append", metavar="NAME=VALUE", help="only runs with this tag (repeatable)"
+    )
     parser.add_argument("metrics", nargs="+", metavar="METRIC", help="metric ids, e.g. 'Size(*)'")
     parser.add_argument(
-        "-d", "--detector", action="append", metavar="SPEC",
+        "-d",
+        "--detector",
+        action="append",
+        metavar="SPEC",
         help="a detector as Python call syntax, repeatable, compared side by side: "
         "'OnlineNormal', 'RobustMAD(window=28)', "
         "'AlertFatigue(OnlineNormal(), first_of_run=True, cooldown=3)', "
         f"'package.module:Class(x=1)' (default: {', '.join(DEFAULT_DETECTORS)})",
-    )  # fmt: skip
-    parser.add_argument("--group", action="append", metavar="COLUMN=VALUE",
-                        help="only this group (repeatable for several columns)")  # fmt: skip
+    )
+    parser.add_argument(
+        "--group",
+        action="append",
+        metavar="COLUMN=VALUE",
+        help="only this group (repeatable for several columns)",
+    )
     parser.add_argument("--since", metavar="TIME", help=f"first point to judge; {TIME}")
     parser.add_argument("--until", metavar="TIME", help="last point to judge (inclusive)")
     parser.add_argument(
-        "--labels", default=FROM_REPOSITORY, metavar="SOURCE",
+        "--labels",
+        default=FROM_REPOSITORY,
+        metavar="SOURCE",
         help="'repository' (annotations, default), 'none', or a CSV file "
         "(kind,start,end,metric_id,group,note)",
-    )  # fmt: skip
-    parser.add_argument("--include-excluded", action="store_true",
-                        help="let points annotated 'excluded' serve as history")  # fmt: skip
-    parser.add_argument("--format", choices=("table", "json"), default="table",
-                        help="output on stdout (default table)")  # fmt: skip
+    )
+    parser.add_argument(
+        "--include-excluded",
+        action="store_true",
+        help="let points annotated 'excluded' serve as history",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "json"),
+        default="table",
+        help="output on stdout (default table)",
+    )
     parser.add_argument("--totals-only", action="store_true", help="no per-series rows")
     parser.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     parser.add_argument("--plot", metavar="FILE", help="also write a PNG with alerts marked")

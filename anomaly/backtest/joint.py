@@ -49,8 +49,12 @@ def joint_streams(
             continue
         for detector, from_start in shared_detectors(detectors):
             starts = [0 if from_start else windows[k][0] for k in spacing_group]
-            found = _together(detector, [series[k] for k in spacing_group], starts,
-                              [windows[k][1] for k in spacing_group])  # fmt: skip
+            found = _together(
+                detector,
+                [series[k] for k in spacing_group],
+                starts,
+                [windows[k][1] for k in spacing_group],
+            )
             for k, first, evaluation in zip(spacing_group, starts, found, strict=True):
                 streams[k][(detector, first)] = evaluation
     return streams

@@ -21,9 +21,16 @@ from detectors import Evaluation
 from detectors.evaluation import ANOMALY, STATUS_ARRAY
 
 TABLE_COLUMNS = (
-    "points", "alerts", "alert_rate", "incidents", "detected", "recall", "precision", "f1",
+    "points",
+    "alerts",
+    "alert_rate",
+    "incidents",
+    "detected",
+    "recall",
+    "precision",
+    "f1",
     "mean_delay",
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,10 +160,16 @@ def _cells(row: Any) -> list[str]:
         return "-" if math.isnan(value) else f"{100 * value:.1f}%"
 
     return [
-        str(row.points), str(row.alerts), pct(row.alert_rate), str(row.incidents),
-        str(row.detected), pct(row.recall), pct(row.precision), pct(row.f1),
+        str(row.points),
+        str(row.alerts),
+        pct(row.alert_rate),
+        str(row.incidents),
+        str(row.detected),
+        pct(row.recall),
+        pct(row.precision),
+        pct(row.f1),
         number(row.mean_delay),
-    ]  # fmt: skip
+    ]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -110,9 +111,15 @@ def _series(
             raise ValueError("backtest of a repository needs metrics= (a metric id or several)")
         bound = None if until is None else moment(until).to_pydatetime()
         return repository_series(
-            source, metrics, tags=tags, groups=groups, name=name, until=bound, labels=labels,
+            source,
+            metrics,
+            tags=tags,
+            groups=groups,
+            name=name,
+            until=bound,
+            labels=labels,
             exclude_annotated=exclude_annotated,
-        )  # fmt: skip
+        )
     if isinstance(source, pd.Series):
         metric_id = str(source.name) if source.name is not None else "value"
         source = LabeledSeries.build(metric_id, source, labels=labels or ())
@@ -123,10 +130,7 @@ def _series(
 
 
 def _without_exclusions(series: LabeledSeries) -> LabeledSeries:
-    return LabeledSeries(
-        series.metric_id, series.group, series.times, series.values, series.incident,
-        series.expected, np.zeros(len(series), dtype=bool), series.info,
-    )  # fmt: skip
+    return dataclasses.replace(series, excluded=np.zeros(len(series), dtype=bool))
 
 
 def moment(bound: TimeLike | str) -> pd.Timestamp:

@@ -262,14 +262,17 @@ def _rows(repo: MetricsRepository, sql: str, params: list[Any]) -> list[dict[str
         rows = fetch_arrow(cur, sql, params).to_pylist()
     return [
         {
-            key: _iso(value) if isinstance(value, datetime)
-            else _group(value) if key == "group"
-            else number(value) if isinstance(value, float)
+            key: _iso(value)
+            if isinstance(value, datetime)
+            else _group(value)
+            if key == "group"
+            else number(value)
+            if isinstance(value, float)
             else plain(value)
             for key, value in row.items()
         }
         for row in rows
-    ]  # fmt: skip
+    ]
 
 
 def _iso(value: Any) -> str | None:

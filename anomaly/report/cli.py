@@ -17,13 +17,20 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "series, anomalies, check outcomes and annotations (no Spark needed).",
     )
     parser.add_argument("config", nargs="?", metavar="CONFIG", help="the YAML config file")
-    parser.add_argument("-r", "--repository", metavar="FILE|URL",
-                        help="a repository file or PostgreSQL URL instead")  # fmt: skip
-    parser.add_argument("-o", "--output", default="report.html", metavar="FILE",
-                        help="where to write the report (default report.html)")  # fmt: skip
+    parser.add_argument(
+        "-r", "--repository", metavar="FILE|URL", help="a repository file or PostgreSQL URL instead"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default="report.html",
+        metavar="FILE",
+        help="where to write the report (default report.html)",
+    )
     parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
-    parser.add_argument("--tag", action="append", metavar="NAME=VALUE",
-                        help="only runs with this tag (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--tag", action="append", metavar="NAME=VALUE", help="only runs with this tag (repeatable)"
+    )
     parser.add_argument("--title", help="the report's title")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     parser.add_argument("--debug", action="store_true", help="tracebacks and debug logging")
@@ -48,15 +55,20 @@ def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
     from anomaly.report.serving import DEFAULT_ADDRESS, TOKEN_VARIABLE
 
     parser.add_argument(
-        "--ui", nargs="?", const=DEFAULT_ADDRESS, metavar="HOST:PORT",
+        "--ui",
+        nargs="?",
+        const=DEFAULT_ADDRESS,
+        metavar="HOST:PORT",
         help=f"also serve the read-only web UI and JSON API (default {DEFAULT_ADDRESS}; "
         "loopback unless a HOST is given)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--ui-token-env", default=TOKEN_VARIABLE, metavar="VARIABLE",
+        "--ui-token-env",
+        default=TOKEN_VARIABLE,
+        metavar="VARIABLE",
         help=f"environment variable holding the UI's bearer token (default {TOKEN_VARIABLE}; "
         "no token when unset)",
-    )  # fmt: skip
+    )
 
 
 def start_ui(args: argparse.Namespace, repository: str) -> Any:

@@ -77,9 +77,20 @@ def scan_rows(contents: RepositoryContents) -> tuple[list[dict[str, Any]], list[
         )
     for scan in sorted(set(datasets.index) - {r["scan"] for r in rows}):
         # Runs stored by a scan whose log was deleted, or by `backfill`/suites tagging a scan.
-        rows.append({"scan": scan, "datasets": list(datasets[scan]), "started": None,
-                     "ended": None, "status": "", "error": None, "runs": 0, "failed": 0,
-                     "recent": [], "extra": {}})  # fmt: skip
+        rows.append(
+            {
+                "scan": scan,
+                "datasets": list(datasets[scan]),
+                "started": None,
+                "ended": None,
+                "status": "",
+                "error": None,
+                "runs": 0,
+                "failed": 0,
+                "recent": [],
+                "extra": {},
+            }
+        )
     return rows, extra
 
 

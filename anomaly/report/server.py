@@ -152,19 +152,27 @@ def create_app(
         if name not in asset_names():
             return _error(404, f"no asset {name!r}")
         media = _TYPES[os.path.splitext(name)[1]]
-        return Response(asset_bytes(name), media_type=media,
-                        headers={"Cache-Control": "public, max-age=3600"})  # fmt: skip
+        return Response(
+            asset_bytes(name), media_type=media, headers={"Cache-Control": "public, max-age=3600"}
+        )
 
     async def health(request: Request) -> Response:
         return _json({"status": "ok"})
 
     async def index(request: Request) -> Response:
-        return _json({"endpoints": {
-            "/api/series": sorted(api.SERIES_PARAMS), "/api/anomalies": sorted(api.ANOMALY_PARAMS),
-            "/api/outcomes": sorted(api.OUTCOME_PARAMS),
-            "/api/annotations": sorted(api.ANNOTATION_PARAMS), "/api/datasets": [],
-            "/api/snapshot": [], "/api/health": [],
-        }})  # fmt: skip
+        return _json(
+            {
+                "endpoints": {
+                    "/api/series": sorted(api.SERIES_PARAMS),
+                    "/api/anomalies": sorted(api.ANOMALY_PARAMS),
+                    "/api/outcomes": sorted(api.OUTCOME_PARAMS),
+                    "/api/annotations": sorted(api.ANNOTATION_PARAMS),
+                    "/api/datasets": [],
+                    "/api/snapshot": [],
+                    "/api/health": [],
+                }
+            }
+        )
 
     routes = [
         Route("/", page),
@@ -210,8 +218,11 @@ class ReadOnlyGuard:
         async def with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
                 names = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k.lower().encode(), v.encode()) for k, v in _HEADERS.items()
-                         if k.lower().encode() not in names]  # fmt: skip
+                extra = [
+                    (k.lower().encode(), v.encode())
+                    for k, v in _HEADERS.items()
+                    if k.lower().encode() not in names
+                ]
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 

@@ -97,8 +97,12 @@ class UIServer:
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="anomaly-ui", daemon=True)
         if not is_loopback(host) and token is None:
-            LOG.warning("the UI listens on %s without a token: anyone who reaches it can read "
-                        "the repository (set %s)", host, TOKEN_VARIABLE)  # fmt: skip
+            LOG.warning(
+                "the UI listens on %s without a token: anyone who reaches it can read "
+                "the repository (set %s)",
+                host,
+                TOKEN_VARIABLE,
+            )
 
     @property
     def url(self) -> str:

@@ -20,8 +20,10 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="suggest data-quality constraints for a data set (Deequ's rules)",
         description="Profile a sample of PATH and print suggested Check constraints.",
     )
-    parser.add_argument("path", help="a CSV (read with a header, every column as text), "
-                        "parquet or JSON file or directory")  # fmt: skip
+    parser.add_argument(
+        "path",
+        help="a CSV (read with a header, every column as text), parquet or JSON file or directory",
+    )
     parser.add_argument(
         "--sample", type=float, default=0.1, help="fraction of rows to profile (0.1; 1 for all)"
     )

@@ -11,8 +11,12 @@ from dataclasses import dataclass
 from anomaly.analyzers.base import INTEGRAL_TYPES, is_numeric
 
 INTEGRAL, FRACTIONAL, BOOLEAN, STRING, UNKNOWN = (
-    "Integral", "Fractional", "Boolean", "String", "Unknown"
-)  # fmt: skip
+    "Integral",
+    "Fractional",
+    "Boolean",
+    "String",
+    "Unknown",
+)
 NUMERIC = (INTEGRAL, FRACTIONAL)
 
 

@@ -59,9 +59,13 @@ class CompleteIfComplete(Rule):
             return None
         c = profile.column
         return Suggestion(
-            c, self.name, "is_complete", call("is_complete", c),
-            f"all {profile.rows} rows have a value", Completeness(c),
-        )  # fmt: skip
+            column=c,
+            rule=self.name,
+            constraint="is_complete",
+            call=call("is_complete", c),
+            rationale=f"all {profile.rows} rows have a value",
+            analyzer=Completeness(c),
+        )
 
 
 @dataclass(frozen=True)
@@ -89,12 +93,15 @@ class RetainCompleteness(Rule):
             return None
         c = profile.column
         return Suggestion(
-            c, self.name, "has_completeness",
-            call("has_completeness", c, assertion=f"lambda c: c >= {bound}"),
-            f"completeness {p:.4f} over {n} rows; Wilson interval [{low:.4f}, {high:.4f}] "
-            f"(z={self.z}); lower end rounded down",
-            Completeness(c), bound,
-        )  # fmt: skip
+            column=c,
+            rule=self.name,
+            constraint="has_completeness",
+            call=call("has_completeness", c, assertion=f"lambda c: c >= {bound}"),
+            rationale=f"completeness {p:.4f} over {n} rows; Wilson interval "
+            f"[{low:.4f}, {high:.4f}] (z={self.z}); lower end rounded down",
+            analyzer=Completeness(c),
+            bound=bound,
+        )
 
 
 def wilson_interval(p: float, n: int, z: float) -> tuple[float, float]:
@@ -127,10 +134,13 @@ class ConsistentType(Rule):
         c, kind = profile.column, profile.data_type
         matches = " OR ".join(f"{quoted(c)} RLIKE {sql_text(r)}" for r in TYPE_PATTERNS[kind])
         return Suggestion(
-            c, self.name, "has_consistent_type", call("has_consistent_type", c),
-            f"all {profile.non_null} values of this text column parse as {kind}",
-            Compliance(f"{c} is {kind}", f"{quoted(c)} IS NULL OR {matches}"),
-        )  # fmt: skip
+            column=c,
+            rule=self.name,
+            constraint="has_consistent_type",
+            call=call("has_consistent_type", c),
+            rationale=f"all {profile.non_null} values of this text column parse as {kind}",
+            analyzer=Compliance(f"{c} is {kind}", f"{quoted(c)} IS NULL OR {matches}"),
+        )
 
 
 @dataclass(frozen=True)
@@ -167,9 +177,15 @@ class UniqueIfApproximatelyUnique(Rule):
             rationale += f"; column-name model: {score:.2f}, {verdict} {self.threshold}"
         accepted = score is None or score > self.threshold
         return Suggestion(
-            c, self.name, "is_unique", call("is_unique", c), rationale, Uniqueness(c),
-            score=score, accepted=accepted,
-        )  # fmt: skip
+            column=c,
+            rule=self.name,
+            constraint="is_unique",
+            call=call("is_unique", c),
+            rationale=rationale,
+            analyzer=Uniqueness(c),
+            score=score,
+            accepted=accepted,
+        )
 
 
 @dataclass(frozen=True)
@@ -188,10 +204,13 @@ class NonNegative(Rule):
             return None
         c = profile.column
         return Suggestion(
-            c, self.name, "is_non_negative", call("is_non_negative", c),
-            f"numeric, smallest value {profile.minimum:g}",
-            non_negative(c),
-        )  # fmt: skip
+            column=c,
+            rule=self.name,
+            constraint="is_non_negative",
+            call=call("is_non_negative", c),
+            rationale=f"numeric, smallest value {profile.minimum:g}",
+            analyzer=non_negative(c),
+        )
 
 
 @dataclass(frozen=True)
@@ -215,10 +234,14 @@ class FractionRange(Rule):
             return None
         c = profile.column
         return Suggestion(
-            c, self.name, "has_max", call("has_max", c, assertion="lambda v: v <= 1.0"),
-            f"fractional values between {low:g} and {high:g}: looks like a ratio in [0, 1]",
-            Compliance(f"{c} at most 1", f"{as_double(c)} <= 1"),
-        )  # fmt: skip
+            column=c,
+            rule=self.name,
+            constraint="has_max",
+            call=call("has_max", c, assertion="lambda v: v <= 1.0"),
+            rationale=f"fractional values between {low:g} and {high:g}: looks like a ratio in "
+            "[0, 1]",
+            analyzer=Compliance(f"{c} at most 1", f"{as_double(c)} <= 1"),
+        )
 
 
 @dataclass(frozen=True)
@@ -246,14 +269,16 @@ class CategoricalRange(Rule):
         values = list(histogram)
         allowed = ", ".join(sql_text(v) for v in values)
         return Suggestion(
-            c, self.name, "is_contained_in",
-            call("is_contained_in", c, [typed(v, profile.spark_type) for v in values]),
-            f"{len(values)} distinct values, {rare} of them seen once",
-            Compliance(
+            column=c,
+            rule=self.name,
+            constraint="is_contained_in",
+            call=call("is_contained_in", c, [typed(v, profile.spark_type) for v in values]),
+            rationale=f"{len(values)} distinct values, {rare} of them seen once",
+            analyzer=Compliance(
                 f"{c} in observed values",
                 f"{quoted(c)} IS NULL OR CAST({quoted(c)} AS STRING) IN ({allowed})",
             ),
-        )  # fmt: skip
+        )
 
 
 def typed(text: str, spark_type: str) -> str | int | bool:
