@@ -140,8 +140,8 @@ class Unary(Node):
 
 
 @dataclass(frozen=True)
-class Binary(Node):
-    """Arithmetic: ``+ - * / %`` (``+`` concatenates when an operand is a string)."""
+class Infix(Node):
+    """``left op right``: the one shape of arithmetic, comparisons and logical connectives."""
 
     op: str
     left: Node
@@ -149,21 +149,19 @@ class Binary(Node):
 
     def __str__(self) -> str:
         return f"({self.left} {self.op} {self.right})"
+
+
+@dataclass(frozen=True)
+class Binary(Infix):
+    """Arithmetic: ``+ - * / %`` (``+`` concatenates when an operand is a string)."""
 
 
 # -- predicates (logical statements) ------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Compare(Node):
+class Compare(Infix):
     """``left op right`` with op one of ``= != < > <= >=``."""
-
-    op: str
-    left: Node
-    right: Node
-
-    def __str__(self) -> str:
-        return f"({self.left} {self.op} {self.right})"
 
 
 @dataclass(frozen=True)
@@ -204,15 +202,8 @@ class Not(Node):
 
 
 @dataclass(frozen=True)
-class Logical(Node):
-    """``left AND right`` / ``left OR right`` (``&&`` and ``||`` too)."""
-
-    op: str  # AND, OR
-    left: Node
-    right: Node
-
-    def __str__(self) -> str:
-        return f"({self.left} {self.op} {self.right})"
+class Logical(Infix):
+    """``left AND right`` / ``left OR right`` (``&&`` and ``||`` too; `op` is AND or OR)."""
 
 
 @dataclass(frozen=True)
