@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers import Completeness, Compliance, Uniqueness
-from anomaly.analyzers.base import INTEGRAL_TYPES
+from anomaly.analyzers.base import INTEGRAL_TYPES, Analyzer
 from anomaly.analyzers.data_type import BOOLEAN as BOOLEAN_REGEX
 from anomaly.analyzers.data_type import FRACTIONAL as FRACTIONAL_REGEX
 from anomaly.analyzers.data_type import INTEGRAL as INTEGRAL_REGEX
@@ -42,6 +42,29 @@ class Rule(ABC):
     def suggest(self, profile: ColumnProfile) -> Suggestion | None:
         """The suggestion for `profile`, or None when the rule does not apply."""
 
+    def suggestion(
+        self,
+        column: str,
+        constraint: str,
+        rationale: str,
+        analyzer: Analyzer[Any],
+        *arguments: Any,
+        assertion: str | None = None,
+        **extra: Any,
+    ) -> Suggestion:
+        """This rule's suggestion of the `Check` method `constraint` on `column` (called with
+        `arguments` after the column, then `assertion`); `extra`: bound, score, accepted."""
+        text = call(constraint, column, *arguments, assertion=assertion)
+        return Suggestion(
+            column=column,
+            rule=self.name,
+            constraint=constraint,
+            call=text,
+            rationale=rationale,
+            analyzer=analyzer,
+            **extra,
+        )
+
 
 @dataclass(frozen=True)
 class CompleteIfComplete(Rule):
@@ -58,13 +81,11 @@ class CompleteIfComplete(Rule):
         if profile.rows == 0 or profile.non_null < profile.rows:
             return None
         c = profile.column
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="is_complete",
-            call=call("is_complete", c),
-            rationale=f"all {profile.rows} rows have a value",
-            analyzer=Completeness(c),
+        return self.suggestion(
+            c,
+            "is_complete",
+            f"all {profile.rows} rows have a value",
+            Completeness(c),
         )
 
 
@@ -92,14 +113,13 @@ class RetainCompleteness(Rule):
         if bound <= 0:
             return None
         c = profile.column
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="has_completeness",
-            call=call("has_completeness", c, assertion=f"lambda c: c >= {bound}"),
-            rationale=f"completeness {p:.4f} over {n} rows; Wilson interval "
+        return self.suggestion(
+            c,
+            "has_completeness",
+            f"completeness {p:.4f} over {n} rows; Wilson interval "
             f"[{low:.4f}, {high:.4f}] (z={self.z}); lower end rounded down",
-            analyzer=Completeness(c),
+            Completeness(c),
+            assertion=f"lambda c: c >= {bound}",
             bound=bound,
         )
 
@@ -133,13 +153,11 @@ class ConsistentType(Rule):
             return None
         c, kind = profile.column, profile.data_type
         matches = " OR ".join(f"{quoted(c)} RLIKE {sql_text(r)}" for r in TYPE_PATTERNS[kind])
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="has_consistent_type",
-            call=call("has_consistent_type", c),
-            rationale=f"all {profile.non_null} values of this text column parse as {kind}",
-            analyzer=Compliance(f"{c} is {kind}", f"{quoted(c)} IS NULL OR {matches}"),
+        return self.suggestion(
+            c,
+            "has_consistent_type",
+            f"all {profile.non_null} values of this text column parse as {kind}",
+            Compliance(f"{c} is {kind}", f"{quoted(c)} IS NULL OR {matches}"),
         )
 
 
@@ -176,13 +194,11 @@ class UniqueIfApproximatelyUnique(Rule):
             verdict = "above" if score > self.threshold else "not above"
             rationale += f"; column-name model: {score:.2f}, {verdict} {self.threshold}"
         accepted = score is None or score > self.threshold
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="is_unique",
-            call=call("is_unique", c),
-            rationale=rationale,
-            analyzer=Uniqueness(c),
+        return self.suggestion(
+            c,
+            "is_unique",
+            rationale,
+            Uniqueness(c),
             score=score,
             accepted=accepted,
         )
@@ -203,13 +219,11 @@ class NonNegative(Rule):
         if not profile.is_numeric or profile.minimum is None or profile.minimum < 0:
             return None
         c = profile.column
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="is_non_negative",
-            call=call("is_non_negative", c),
-            rationale=f"numeric, smallest value {profile.minimum:g}",
-            analyzer=non_negative(c),
+        return self.suggestion(
+            c,
+            "is_non_negative",
+            f"numeric, smallest value {profile.minimum:g}",
+            non_negative(c),
         )
 
 
@@ -233,14 +247,12 @@ class FractionRange(Rule):
         if not (low >= 0 and high <= 1):
             return None
         c = profile.column
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="has_max",
-            call=call("has_max", c, assertion="lambda v: v <= 1.0"),
-            rationale=f"fractional values between {low:g} and {high:g}: looks like a ratio in "
-            "[0, 1]",
-            analyzer=Compliance(f"{c} at most 1", f"{as_double(c)} <= 1"),
+        return self.suggestion(
+            c,
+            "has_max",
+            f"fractional values between {low:g} and {high:g}: looks like a ratio in [0, 1]",
+            Compliance(f"{c} at most 1", f"{as_double(c)} <= 1"),
+            assertion="lambda v: v <= 1.0",
         )
 
 
@@ -268,16 +280,15 @@ class CategoricalRange(Rule):
         c = profile.column
         values = list(histogram)
         allowed = ", ".join(sql_text(v) for v in values)
-        return Suggestion(
-            column=c,
-            rule=self.name,
-            constraint="is_contained_in",
-            call=call("is_contained_in", c, [typed(v, profile.spark_type) for v in values]),
-            rationale=f"{len(values)} distinct values, {rare} of them seen once",
-            analyzer=Compliance(
+        return self.suggestion(
+            c,
+            "is_contained_in",
+            f"{len(values)} distinct values, {rare} of them seen once",
+            Compliance(
                 f"{c} in observed values",
                 f"{quoted(c)} IS NULL OR CAST({quoted(c)} AS STRING) IN ({allowed})",
             ),
+            [typed(v, profile.spark_type) for v in values],
         )
 
 
