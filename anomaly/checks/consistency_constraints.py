@@ -89,34 +89,25 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self.is_complete(*columns, hint=hint).is_unique(*columns, hint=hint)  # type: ignore[attr-defined]
 
     def has_uniqueness(
-        self,
-        columns: str | Sequence[str],
-        assertion: AssertionFn,
-        where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """Fraction of value tuples occurring once satisfies `assertion`."""
         analyzer = Uniqueness(columns, where)
         return self._metric(f"has_uniqueness({analyzer.instance})", analyzer, assertion, hint)
 
     def has_distinctness(
-        self,
-        columns: str | Sequence[str],
-        assertion: AssertionFn,
-        where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """Distinct value tuples / rows satisfies `assertion`."""
         analyzer = Distinctness(columns, where)
         return self._metric(f"has_distinctness({analyzer.instance})", analyzer, assertion, hint)
 
     def has_unique_value_ratio(
-        self,
-        columns: str | Sequence[str],
-        assertion: AssertionFn,
-        where: str | None = None,
+        self, columns: str | Sequence[str], assertion: AssertionFn, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """Unique values / distinct values satisfies `assertion`."""
         analyzer = UniqueValueRatio(columns, where)
         return self._metric(
@@ -124,13 +115,9 @@ class ConsistencyConstraints(ConstraintBuilder):
         )
 
     def satisfies(
-        self,
-        predicate: str,
-        name: str,
-        assertion: AssertionFn = IS_ONE,
-        where: str | None = None,
+        self, predicate: str, name: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """Fraction of rows where the SQL `predicate` holds satisfies `assertion` (all, default)."""
         analyzer = Compliance(name, predicate, where)
         return self._metric(f"satisfies({name})", analyzer, assertion, hint)
@@ -144,13 +131,9 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"satisfies_if({label})", analyzer, IS_ONE, hint)
 
     def is_contained_in(
-        self,
-        column: str,
-        allowed_values: Iterable[object],
-        assertion: AssertionFn = IS_ONE,
-        where: str | None = None,
-        hint: str | None = None,
-    ) -> Self:
+        self, column: str, allowed_values: Iterable[object], assertion: AssertionFn = IS_ONE,
+        where: str | None = None, hint: str | None = None,
+    ) -> Self:  # fmt: skip
         """Values of `column` are in `allowed_values` (nulls pass, as in Deequ)."""
         values = list(allowed_values)
         if not values:
@@ -161,14 +144,9 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"is_contained_in({column})", analyzer, assertion, hint)
 
     def is_in_range(
-        self,
-        column: str,
-        lower: float,
-        upper: float,
-        include_bounds: bool = True,
-        where: str | None = None,
-        hint: str | None = None,
-    ) -> Self:
+        self, column: str, lower: float, upper: float, include_bounds: bool = True,
+        where: str | None = None, hint: str | None = None,
+    ) -> Self:  # fmt: skip
         """Non-null values of `column` lie between `lower` and `upper` (text that is no number
         does not)."""
         low, high = (">=", "<=") if include_bounds else (">", "<")
@@ -192,13 +170,9 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"is_positive({column})", analyzer, IS_ONE, hint)
 
     def is_less_than(
-        self,
-        first: str,
-        second: str,
-        or_equal: bool = False,
-        where: str | None = None,
+        self, first: str, second: str, or_equal: bool = False, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """In every row, `first` < `second` (<= with `or_equal`); nulls fail."""
         op = "<=" if or_equal else "<"
         predicate = f"{quote(first)} {op} {quote(second)}"
@@ -206,24 +180,17 @@ class ConsistencyConstraints(ConstraintBuilder):
         return self._metric(f"is_less_than({first}, {second})", analyzer, IS_ONE, hint)
 
     def has_pattern(
-        self,
-        column: str,
-        pattern: str,
-        assertion: AssertionFn = IS_ONE,
-        where: str | None = None,
+        self, column: str, pattern: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """Fraction of values matching the regex `pattern` satisfies `assertion`."""
         analyzer = PatternMatch(column, pattern, where)
         return self._metric(f"has_pattern({column})", analyzer, assertion, hint)
 
     def has_consistent_type(
-        self,
-        column: str,
-        assertion: AssertionFn = IS_ONE,
-        where: str | None = None,
+        self, column: str, assertion: AssertionFn = IS_ONE, where: str | None = None,
         hint: str | None = None,
-    ) -> Self:
+    ) -> Self:  # fmt: skip
         """The largest share of one data type among non-null values (integers count as
         decimals too, see `dominant_type`) satisfies `assertion`."""
         return self._consistent_type("has_consistent_type", column, assertion, where, hint)
@@ -244,11 +211,6 @@ class ConsistencyConstraints(ConstraintBuilder):
         self, call: str, column: str, assertion: AssertionFn, where: str | None, hint: str | None
     ) -> Self:
         analyzer = DataType(column, where)
-        return self._metric(
-            f"{call}({column})",
-            analyzer,
-            assertion,
-            hint,
-            pick=dominant_type_ratio,
-            subject=f"dominant type ratio of {analyzer.metric_id}",
-        )
+        subject = f"dominant type ratio of {analyzer.metric_id}"
+        name = f"{call}({column})"
+        return self._metric(name, analyzer, assertion, hint, dominant_type_ratio, subject)
