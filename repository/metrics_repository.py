@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import pandas as pd
 
@@ -16,23 +17,39 @@ from repository.annotations import (
     delete_annotations,
     load_annotations,
 )
-from repository.backends import Dialect, SqlCursor, open_backend
+from repository.backends import Backend, Dialect, SqlCursor, open_backend
 from repository.catalog import list_groups, list_metrics, tag_values
 from repository.dimensions import GroupKeys
-from repository.errors import AmbiguousSeriesError
 from repository.history import annotated_history, histories, history, latest
 from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike, metric_id_of
 from repository.outcomes import CheckOutcome, load_outcomes, stage_outcomes, write_outcomes
 from repository.query import MetricQuery
 from repository.records import MetricRecord
-from repository.retention import DeletedRows, compact, delete_runs
+from repository.retention import compact, delete_runs
 from repository.scan_log import ScanLog
 from repository.schema import open_schema, schema_version
-from repository.schema_snapshots import StoredSchema, load_schemas, save_schema
+from repository.schema_snapshots import load_schemas, save_schema
 from repository.state_store import StateStore
 from repository.transfer import export_parquet, import_parquet
 from repository.verdicts import AnomalyVerdict, load_verdicts, stage_verdicts, write_verdicts
 from repository.writer import stage_records, write_points
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _on_connector(
+    function: Callable[Concatenate[Backend, P], R],
+) -> Callable[Concatenate[MetricsRepository, P], R]:
+    """The method that runs `function` on the repository's backend. The method has the
+    function's parameters after the backend and its docstring, written once, in its module
+    (``help()`` and ``inspect.signature`` show them)."""
+
+    @functools.wraps(function)
+    def method(self: MetricsRepository, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        return function(self._connector, *args, **kwargs)
+
+    return method
 
 
 class MetricsRepository:
@@ -121,68 +138,9 @@ class MetricsRepository:
         ``before``, then ``get()`` or ``to_pandas()``."""
         return MetricQuery(self._connector)
 
-    def history(
-        self,
-        metric: str | HasMetricId,
-        *,
-        tags: Mapping[str, str] | None = None,
-        group: Mapping[str, str | None] | None = None,
-        name: str | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-        exclude_annotated: bool = False,
-    ) -> pd.Series:
-        """One series' succeeded values indexed by UTC timestamp (see ``repository.history``);
-        ``exclude_annotated`` leaves out points covered by an ``excluded`` annotation."""
-        return history(
-            self._connector,
-            metric,
-            tags=tags,
-            group=group,
-            name=name,
-            after=after,
-            before=before,
-            exclude_annotated=exclude_annotated,
-        )
-
-    def histories(
-        self,
-        metric: str | HasMetricId,
-        groups: Iterable[Mapping[str, str | None]],
-        *,
-        tags: Mapping[str, str] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-        exclude_annotated: bool = False,
-    ) -> dict[str, pd.Series | AmbiguousSeriesError]:
-        """``history()`` of many groups in one query, keyed by
-        ``repository.keys.canonical_key(group)``: a series per group, or the
-        ``AmbiguousSeriesError`` ``history()`` would raise for it."""
-        return histories(
-            self._connector,
-            metric,
-            groups,
-            tags=tags,
-            after=after,
-            before=before,
-            exclude_annotated=exclude_annotated,
-        )
-
-    def annotated_history(
-        self,
-        metric: str | HasMetricId,
-        *,
-        tags: Mapping[str, str] | None = None,
-        group: Mapping[str, str | None] | None = None,
-        name: str | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-    ) -> pd.DataFrame:
-        """The series of ``history()`` as a frame: ``value`` plus boolean ``incident``,
-        ``expected`` and ``excluded`` columns saying which annotations cover each point."""
-        return annotated_history(
-            self._connector, metric, tags=tags, group=group, name=name, after=after, before=before
-        )
+    history = _on_connector(history)
+    histories = _on_connector(histories)
+    annotated_history = _on_connector(annotated_history)
 
     def annotate(
         self,
@@ -213,44 +171,13 @@ class MetricsRepository:
         )
         return add_annotation(self._connector, annotation)
 
-    def annotations(
-        self,
-        *,
-        kinds: Sequence[str] | None = None,
-        metric: str | HasMetricId | None = None,
-        tags: Mapping[str, str] | None = None,
-        group: Mapping[str, str | None] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-    ) -> list[Annotation]:
-        """Stored annotations that may apply to this scope (see ``load_annotations``)."""
-        return load_annotations(
-            self._connector,
-            kinds=kinds,
-            metric=metric,
-            tags=tags,
-            group=group,
-            after=after,
-            before=before,
-        )
+    annotations = _on_connector(load_annotations)
 
     def delete_annotations(self, ids: int | Iterable[int]) -> int:
         """Delete annotations by id; returns how many were deleted."""
         return delete_annotations(self._connector, ids)
 
-    def latest(
-        self,
-        metrics: str | HasMetricId | Iterable[str | HasMetricId],
-        *,
-        tags: Mapping[str, str] | None = None,
-        groups: Iterable[Mapping[str, str | None]] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-    ) -> pd.DataFrame:
-        """The newest value of every group of these metrics, in one query."""
-        return latest(
-            self._connector, metrics, tags=tags, groups=groups, after=after, before=before
-        )
+    latest = _on_connector(latest)
 
     def datasets(self) -> list[str]:
         """The values of the ``dataset`` tag over all runs."""
@@ -274,96 +201,29 @@ class MetricsRepository:
         """Store a run's check outcomes (replacing its earlier outcomes of the same checks)."""
         self.save(key, (), outcomes=items)
 
-    def load_outcomes(
-        self,
-        *,
-        tags: Mapping[str, str] | None = None,
-        checks: Sequence[str] | None = None,
-        statuses: Sequence[str] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-    ) -> pd.DataFrame:
-        """Stored check outcomes as a frame (``outcomes.OUTCOME_COLUMNS`` first)."""
-        return load_outcomes(
-            self._connector, tags=tags, checks=checks, statuses=statuses, after=after, before=before
-        )
+    load_outcomes = _on_connector(load_outcomes)
 
     def save_verdicts(self, key: ResultKey, items: Iterable[AnomalyVerdict]) -> None:
         """Store a run's anomaly verdicts (replacing its earlier ones of the same metric and
         detector)."""
         self.save(key, (), verdicts=items)
 
-    def load_verdicts(
-        self,
-        *,
-        metrics: Sequence[str] | None = None,
-        tags: Mapping[str, str] | None = None,
-        group: Mapping[str, str | None] | None = None,
-        statuses: Sequence[str] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-    ) -> pd.DataFrame:
-        """Stored anomaly verdicts as a frame (``verdicts.VERDICT_COLUMNS`` first)."""
-        return load_verdicts(
-            self._connector,
-            metrics=metrics,
-            tags=tags,
-            group=group,
-            statuses=statuses,
-            after=after,
-            before=before,
-        )
+    load_verdicts = _on_connector(load_verdicts)
 
     def save_schema(self, key: ResultKey, schema: Mapping[str, Any]) -> None:
         """Store the source's schema at `key`'s run (a JSON object with a ``fields`` list, as
         Spark's ``StructType.jsonValue()``), replacing that run's earlier snapshot."""
         save_schema(self._connector, key, schema)
 
-    def schemas(
-        self,
-        *,
-        tags: Mapping[str, str] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-        last: int | None = None,
-    ) -> list[StoredSchema]:
-        """Stored schema snapshots of runs whose tags include `tags`, oldest first (only the
-        `last` newest when given); ``after``/``before`` are inclusive."""
-        return load_schemas(self._connector, tags=tags, after=after, before=before, last=last)
-
-    def delete_runs(
-        self,
-        *,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-        tags: Mapping[str, str] | None = None,
-    ) -> DeletedRows:
-        """Retention: delete whole runs in ``[after, before]`` whose tags include ``tags``."""
-        return delete_runs(self._connector, after=after, before=before, tags=tags)
+    schemas = _on_connector(load_schemas)
+    delete_runs = _on_connector(delete_runs)
 
     def compact(self, *, recluster: bool = True) -> None:
         """Copy the repository into a fresh file that replaces it (only live data: the file
         shrinks), with points sorted by series (``recluster``) so history reads stay fast."""
         compact(self._connector, recluster=recluster)
 
-    def export_parquet(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        tags: Mapping[str, str] | None = None,
-        after: TimeLike | None = None,
-        before: TimeLike | None = None,
-        include_failures: bool = True,
-    ) -> int:
-        """Write matching points to a Parquet file (format in ``transfer``); returns rows."""
-        return export_parquet(
-            self._connector,
-            path,
-            tags=tags,
-            after=after,
-            before=before,
-            include_failures=include_failures,
-        )
+    export_parquet = _on_connector(export_parquet)
 
     def import_parquet(self, path: str | os.PathLike[str]) -> int:
         """Merge a Parquet export into this repository in one transaction; returns rows."""
