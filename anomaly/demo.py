@@ -25,11 +25,7 @@ from anomaly.service.scan import ScanRunner
 from anomaly.service.tables import band, group_label, number, text_table
 
 SCAN = "events_daily"
-CONFIG = """\
-# The demo's config: generated events, local Spark, a DuckDB file next to this file.
-# No detector is named: every metric is judged by the default (Adaptive: season found from the
-# history, band calibrated to 1 false alarm in 1,000 normal days); the alert budget keeps the
-# scan's false alerts to about one in ten weeks over all its series together.
+_STORAGE_AND_SOURCE = """\
 repository: metrics.duckdb
 spark:
   master: {master}
@@ -37,6 +33,16 @@ sources:
   events:
     path: data/events.parquet
     time_column: day              # one partition (point of history) per UTC day
+"""
+CONFIG = (
+    """\
+# The demo's config: generated events, local Spark, a DuckDB file next to this file.
+# No detector is named: every metric is judged by the default (Adaptive: season found from the
+# history, band calibrated to 1 false alarm in 1,000 normal days); the alert budget keeps the
+# scan's false alerts to about one in ten weeks over all its series together.
+"""
+    + _STORAGE_AND_SOURCE
+    + """\
 scans:
   events_daily:
     source: events
@@ -52,16 +58,14 @@ scans:
 alerts:
   console: {{type: log}}
 """
-TUNED_CONFIG = """\
+)
+TUNED_CONFIG = (
+    """\
 # The demo's config with a detector tuned per metric (anomaly demo --tuned), as before the
 # calibrated default existed: it must find the same incidents.
-repository: metrics.duckdb
-spark:
-  master: {master}
-sources:
-  events:
-    path: data/events.parquet
-    time_column: day
+"""
+    + _STORAGE_AND_SOURCE
+    + """\
 scans:
   events_daily:
     source: events
@@ -91,6 +95,7 @@ scans:
 alerts:
   console: {{type: log}}
 """
+)
 MIN_DAYS = 60
 KIND_METRICS = {"drop": "Size(*)", "nulls": "Completeness(price)", "spike": "Mean(price)"}
 
