@@ -82,10 +82,7 @@ class CompleteIfComplete(Rule):
             return None
         c = profile.column
         return self.suggestion(
-            c,
-            "is_complete",
-            f"all {profile.rows} rows have a value",
-            Completeness(c),
+            c, "is_complete", f"all {profile.rows} rows have a value", Completeness(c)
         )
 
 
@@ -195,12 +192,7 @@ class UniqueIfApproximatelyUnique(Rule):
             rationale += f"; column-name model: {score:.2f}, {verdict} {self.threshold}"
         accepted = score is None or score > self.threshold
         return self.suggestion(
-            c,
-            "is_unique",
-            rationale,
-            Uniqueness(c),
-            score=score,
-            accepted=accepted,
+            c, "is_unique", rationale, Uniqueness(c), score=score, accepted=accepted
         )
 
 
@@ -220,10 +212,7 @@ class NonNegative(Rule):
             return None
         c = profile.column
         return self.suggestion(
-            c,
-            "is_non_negative",
-            f"numeric, smallest value {profile.minimum:g}",
-            non_negative(c),
+            c, "is_non_negative", f"numeric, smallest value {profile.minimum:g}", non_negative(c)
         )
 
 
