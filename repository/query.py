@@ -24,15 +24,8 @@ from repository.keys import (
 from repository.records import MetricRecord, RunResult
 
 POINT_COLUMNS = (
-    "entity",
-    "instance",
-    "name",
-    "metric_id",
-    "value",
-    "error",
-    "timestamp",
-    "group_key",
-)
+    "entity", "instance", "name", "metric_id", "value", "error", "timestamp", "group_key"
+)  # fmt: skip
 """The fixed columns of ``to_pandas()``; group columns then tag columns (sorted) follow.
 
 ``group_key`` is the group's canonical JSON (``[]`` for the whole dataset, as in the SQL views):

@@ -14,23 +14,8 @@ from anomaly.accuracy.errors import RuleSyntaxError
 KEYWORDS = frozenset({"and", "or", "not", "in", "between", "when", "if", "true", "false", "null"})
 TIME_UNITS = {"ms": 1, "s": 1_000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 OPERATORS = (
-    "==",
-    "!=",
-    "<>",
-    "<=",
-    ">=",
-    "&&",
-    "||",
-    "=",
-    "<",
-    ">",
-    "+",
-    "-",
-    "*",
-    "/",
-    "%",
-    "!",
-)
+    "==", "!=", "<>", "<=", ">=", "&&", "||", "=", "<", ">", "+", "-", "*", "/", "%", "!",
+)  # fmt: skip
 PUNCTUATION = "()[],."
 ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}
 

@@ -21,16 +21,9 @@ from detectors import Evaluation
 from detectors.evaluation import ANOMALY, STATUS_ARRAY
 
 TABLE_COLUMNS = (
-    "points",
-    "alerts",
-    "alert_rate",
-    "incidents",
-    "detected",
-    "recall",
-    "precision",
-    "f1",
+    "points", "alerts", "alert_rate", "incidents", "detected", "recall", "precision", "f1",
     "mean_delay",
-)
+)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)

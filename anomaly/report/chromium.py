@@ -16,16 +16,10 @@ from contextlib import contextmanager
 from typing import Any
 
 FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1000",
-)
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--no-first-run", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--window-size=1400,1000",
+)  # fmt: skip
 
 
 def chromium_missing() -> str | None:

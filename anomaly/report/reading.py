@@ -20,23 +20,10 @@ from repository.results import Cursor, fetch_arrow, first_row
 
 KNOWN_SCAN_LOG_COLUMNS = ("scan_id", "scan", "started_at", "ended_at", "status", "error")
 KNOWN_VERDICT_COLUMNS = (
-    "run_id",
-    "run_timestamp",
-    "timestamp",
-    "dataset",
-    "tags",
-    "metric_id",
-    "group_key",
-    "group_values",
-    "value",
-    "lower",
-    "upper",
-    "detector",
-    "score",
-    "detail",
-    "status",
+    "run_id", "run_timestamp", "timestamp", "dataset", "tags", "metric_id", "group_key",
+    "group_values", "value", "lower", "upper", "detector", "score", "detail", "status",
     "history_length",
-)
+)  # fmt: skip
 """Columns of the ``anomaly_results`` view the report knows; any other column (alert budgets,
 p-values, ...) is shown as it is."""
 OUTCOME_LIMIT = 5000

@@ -16,21 +16,10 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 LANGUAGES = {
-    "en": 0.52,
-    "es": 0.12,
-    "pt": 0.08,
-    "ja": 0.07,
-    "ar": 0.05,
-    "fr": 0.04,
-    "de": 0.03,
-    "ru": 0.02,
-    "it": 0.02,
-    "ko": 0.02,
-    "id": 0.0188,
-    "en-gb": 0.001,
-    "en-GB": 0.0008,
+    "en": 0.52, "es": 0.12, "pt": 0.08, "ja": 0.07, "ar": 0.05, "fr": 0.04, "de": 0.03,
+    "ru": 0.02, "it": 0.02, "ko": 0.02, "id": 0.0188, "en-gb": 0.001, "en-GB": 0.0008,
     **dict.fromkeys(["tr", "hu", "fi", "el", "cs", "uk", "he", "da", "sv", "pl"], 0.00002),
-}
+}  # fmt: skip
 FIRST = ["ana", "li", "sam", "kim", "joe", "eva", "ali", "max", "zoe", "ian", "noa", "raj", "mia"]
 FIRST += ["leo", "ivy", "tom", "una", "kai", "ema", "jan", "ola", "ben", "ada", "gus", "lia", "rui"]
 LAST = ["silva", "wang", "smith", "kato", "ruiz", "novak", "khan", "berg", "ito", "costa", "diaz"]

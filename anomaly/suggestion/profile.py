@@ -11,12 +11,8 @@ from dataclasses import dataclass
 from anomaly.analyzers.base import INTEGRAL_TYPES, is_numeric
 
 INTEGRAL, FRACTIONAL, BOOLEAN, STRING, UNKNOWN = (
-    "Integral",
-    "Fractional",
-    "Boolean",
-    "String",
-    "Unknown",
-)
+    "Integral", "Fractional", "Boolean", "String", "Unknown"
+)  # fmt: skip
 NUMERIC = (INTEGRAL, FRACTIONAL)
 
 
