@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import AnomalyError
 from detectors import DetectorError
 from repository import RepositoryError
@@ -153,19 +154,11 @@ def _repository(parser: argparse.ArgumentParser) -> None:
         help="a DuckDB repository file, or a postgresql://USER@HOST:PORT/DB URL "
         "(the password from PGPASSWORD or ~/.pgpass)",
     )
-    parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
-    parser.add_argument(
-        "--tag", action="append", metavar="NAME=VALUE", help="only runs with this tag (repeatable)"
-    )
+    add_run_filters(parser)
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--group",
-        action="append",
-        metavar="COLUMN=VALUE",
-        help="only this group (repeatable for several columns)",
-    )
+    add_group_filter(parser)
     parser.add_argument("--since", metavar="TIME", help=f"from this time on; {TIME}")
     parser.add_argument("--until", metavar="TIME", help="up to this time (inclusive)")
 

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from anomaly.backtest.run import FROM_REPOSITORY, backtest
+from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import ConfigurationError
 from detectors import AlertFatigue, AllOf, AnyOf, KOfLastN, detector_factory
 from detectors.errors import DetectorLoadError
@@ -40,10 +41,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
     where.add_argument("-r", "--repository", metavar="PATH", help="a DuckDB repository file")
-    parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
-    parser.add_argument(
-        "--tag", action="append", metavar="NAME=VALUE", help="only runs with this tag (repeatable)"
-    )
+    add_run_filters(parser)
     parser.add_argument("metrics", nargs="+", metavar="METRIC", help="metric ids, e.g. 'Size(*)'")
     parser.add_argument(
         "-d",
@@ -55,12 +53,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "'AlertFatigue(OnlineNormal(), first_of_run=True, cooldown=3)', "
         f"'package.module:Class(x=1)' (default: {', '.join(DEFAULT_DETECTORS)})",
     )
-    parser.add_argument(
-        "--group",
-        action="append",
-        metavar="COLUMN=VALUE",
-        help="only this group (repeatable for several columns)",
-    )
+    add_group_filter(parser)
     parser.add_argument("--since", metavar="TIME", help=f"first point to judge; {TIME}")
     parser.add_argument("--until", metavar="TIME", help="last point to judge (inclusive)")
     parser.add_argument(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from anomaly.cli_options import add_run_filters
 from anomaly.errors import ConfigurationError
 
 
@@ -27,10 +28,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
         metavar="FILE",
         help="where to write the report (default report.html)",
     )
-    parser.add_argument("--scan", metavar="NAME", help="only runs of this scan")
-    parser.add_argument(
-        "--tag", action="append", metavar="NAME=VALUE", help="only runs with this tag (repeatable)"
-    )
+    add_run_filters(parser)
     parser.add_argument("--title", help="the report's title")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     parser.add_argument("--debug", action="store_true", help="tracebacks and debug logging")
