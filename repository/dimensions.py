@@ -53,6 +53,21 @@ def rows_to_table(
     return pa.table({n: pa.array(c, t) for n, c, t in zip(names, columns, types, strict=True)})
 
 
+def replace_run_rows(
+    cur: Cursor, key: ResultKey, groups: GroupKeys, staged: dict[str, pa.Table], *statements: str
+) -> None:
+    """Write a run's staged rows (``{name: table}``, e.g. outcomes or verdicts) with
+    ``statements``, each taking the run id as its one parameter: first a ``DELETE`` of the rows
+    they replace, then the ``INSERT``. Nothing is written, and no run created, for no rows."""
+    if all(table.num_rows == 0 for table in staged.values()):
+        return
+    [(run_id, _)] = ensure_runs(cur, [key])
+    ensure_groups(cur, groups.groups)
+    with cur.staged(**staged):
+        for statement in statements:
+            cur.execute(statement, [run_id])
+
+
 def ensure_runs(cur: Cursor, keys: Sequence[ResultKey]) -> list[tuple[int, bool]]:
     """``(run_id, existed)`` of each of the distinct ``keys``, creating the missing runs."""
     # Lists travel as bound parameters: cheaper than registering an Arrow table for a few rows.

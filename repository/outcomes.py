@@ -15,9 +15,8 @@ import pyarrow as pa
 from repository.backends.base import Backend, Cursor
 from repository.dimensions import (
     GroupKeys,
-    ensure_groups,
-    ensure_runs,
     optional_float,
+    replace_run_rows,
     rows_to_table,
 )
 from repository.filters import Where
@@ -39,6 +38,23 @@ OUTCOME_COLUMNS = (
 )
 """The fixed columns of ``load_outcomes()``; group then tag columns follow. ``group_key`` is the
 canonical JSON of the group, which tells a null group value from an absent group column."""
+
+
+_STAGED = pa.schema(
+    [
+        ("check_name", pa.string()),
+        ("constraint_name", pa.string()),
+        ("level", pa.string()),
+        ("status", pa.string()),
+        ("message", pa.string()),
+        ("metric_id", pa.string()),
+        ("value", pa.float64()),
+        ("lower", pa.float64()),
+        ("upper", pa.float64()),
+        ("group_key", pa.string()),
+    ]
+)
+"""The columns of staged outcomes, in the order of ``stage_outcomes``' rows."""
 
 
 @dataclass(frozen=True)
@@ -89,40 +105,22 @@ def stage_outcomes(outcomes: Iterable[CheckOutcome], groups: GroupKeys) -> pa.Ta
                 groups.key(outcome.group),
             )
         )
-    names = [
-        "check_name",
-        "constraint_name",
-        "level",
-        "status",
-        "message",
-        "metric_id",
-        "value",
-        "lower",
-        "upper",
-        "group_key",
-    ]
-    types = [pa.string()] * 6 + [pa.float64()] * 3 + [pa.string()]
-    return rows_to_table(names, types, rows)
+    return rows_to_table(_STAGED.names, _STAGED.types, rows)
 
 
 def write_outcomes(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupKeys) -> None:
     """Insert staged outcomes for ``key``'s run, replacing its earlier outcomes of those checks."""
-    if staged.num_rows == 0:
-        return
-    [(run_id, _)] = ensure_runs(cur, [key])
-    ensure_groups(cur, groups.groups)
-    with cur.staged(staged_outcomes=staged):
-        cur.execute(
-            "DELETE FROM check_outcomes WHERE run_id = ? AND check_name IN "
-            "(SELECT DISTINCT check_name FROM staged_outcomes)",
-            [run_id],
-        )
-        cur.execute(
-            "INSERT INTO check_outcomes SELECT ?, o.check_name, o.constraint_name, o.level, "
-            "o.status, o.message, o.metric_id, o.value, o.lower, o.upper, k.group_id "
-            "FROM staged_outcomes o JOIN group_keys k USING (group_key)",
-            [run_id],
-        )
+    replace_run_rows(
+        cur,
+        key,
+        groups,
+        {"staged_outcomes": staged},
+        "DELETE FROM check_outcomes WHERE run_id = ? AND check_name IN "
+        "(SELECT DISTINCT check_name FROM staged_outcomes)",
+        "INSERT INTO check_outcomes SELECT ?, o.check_name, o.constraint_name, o.level, "
+        "o.status, o.message, o.metric_id, o.value, o.lower, o.upper, k.group_id "
+        "FROM staged_outcomes o JOIN group_keys k USING (group_key)",
+    )
 
 
 def load_outcomes(

@@ -16,9 +16,8 @@ from repository.backends.base import Backend, Cursor
 from repository.dimensions import (
     UTC_MS,
     GroupKeys,
-    ensure_groups,
-    ensure_runs,
     optional_float,
+    replace_run_rows,
     rows_to_table,
 )
 from repository.filters import Where
@@ -45,6 +44,25 @@ VERDICT_COLUMNS = (
 )
 """The fixed columns of ``load_verdicts()``; group then tag columns follow. ``group_key`` is the
 canonical JSON of the group, which tells a null group value from an absent group column."""
+
+
+_STAGED = pa.schema(
+    [
+        ("metric_id", pa.string()),
+        ("group_key", pa.string()),
+        ("ts", UTC_MS),
+        ("value", pa.float64()),
+        ("lower", pa.float64()),
+        ("upper", pa.float64()),
+        ("detector", pa.string()),
+        ("score", pa.float64()),
+        ("detail", pa.string()),
+        ("status", pa.string()),
+        ("history_length", pa.int32()),
+        ("p_value", pa.float64()),
+    ]
+)
+"""The columns of staged verdicts, in the order of ``stage_verdicts``' rows."""
 
 
 @dataclass(frozen=True)
@@ -108,54 +126,23 @@ def stage_verdicts(
                 optional_float(v.p_value),
             )
         )
-    names = [
-        "metric_id",
-        "group_key",
-        "ts",
-        "value",
-        "lower",
-        "upper",
-        "detector",
-        "score",
-        "detail",
-        "status",
-        "history_length",
-        "p_value",
-    ]
-    types = [
-        pa.string(),
-        pa.string(),
-        UTC_MS,
-        *[pa.float64()] * 3,
-        pa.string(),
-        pa.float64(),
-        pa.string(),
-        pa.string(),
-        pa.int32(),
-        pa.float64(),
-    ]
-    return rows_to_table(names, types, rows)
+    return rows_to_table(_STAGED.names, _STAGED.types, rows)
 
 
 def write_verdicts(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupKeys) -> None:
     """Insert staged verdicts for ``key``'s run, replacing its earlier ones of those metric ids
     and detectors."""
-    if staged.num_rows == 0:
-        return
-    [(run_id, _)] = ensure_runs(cur, [key])
-    ensure_groups(cur, groups.groups)
-    with cur.staged(staged_verdicts=staged):
-        cur.execute(
-            "DELETE FROM anomaly_verdicts WHERE run_id = ? AND (metric_id, detector) IN "
-            "(SELECT DISTINCT metric_id, detector FROM staged_verdicts)",
-            [run_id],
-        )
-        cur.execute(
-            "INSERT INTO anomaly_verdicts SELECT ?, v.metric_id, k.group_id, v.ts, v.value, "
-            "v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length, "
-            "v.p_value FROM staged_verdicts v JOIN group_keys k USING (group_key)",
-            [run_id],
-        )
+    replace_run_rows(
+        cur,
+        key,
+        groups,
+        {"staged_verdicts": staged},
+        "DELETE FROM anomaly_verdicts WHERE run_id = ? AND (metric_id, detector) IN "
+        "(SELECT DISTINCT metric_id, detector FROM staged_verdicts)",
+        "INSERT INTO anomaly_verdicts SELECT ?, v.metric_id, k.group_id, v.ts, v.value, "
+        "v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length, "
+        "v.p_value FROM staged_verdicts v JOIN group_keys k USING (group_key)",
+    )
 
 
 def load_verdicts(
