@@ -27,7 +27,10 @@ _UNREACHABLE = (
     "connection refused",
     "could not connect",
     "timeout expired",
-    "could not translate host name",
+    "could not translate host name",  # libpq's DNS failure
+    "failed to resolve host",  # psycopg 3.3's (it resolves names itself before libpq)
+    "name or service not known",
+    "temporary failure in name resolution",
     "server closed the connection",
     "network is unreachable",
     "no route to host",
