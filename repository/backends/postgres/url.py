@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from repository.errors import RepositoryURLError
 
@@ -62,13 +62,26 @@ class Location:
 def parse(url: str) -> Location:
     """Check a PostgreSQL URL's shape (scheme, host, port, database); libpq checks the rest."""
     display, secrets = mask_passwords(url)
+    delimiters = sorted(set(_userinfo(url)[1] or "") & set(_DELIMITERS))
+    if delimiters:
+        # libpq would cut the URL there and send part of the password as a host name (which
+        # then appears in its errors): refuse it, without showing the password.
+        encoded = ", ".join(f"{c!r} as {quote(c, safe='')}" for c in delimiters)
+        raise RepositoryURLError(
+            _bad(
+                display,
+                f"a {', '.join(map(repr, delimiters))} in the password must be "
+                f"percent-encoded ({encoded}), or the password given in PGPASSWORD instead",
+            )
+        )
     try:
         parts = urlsplit(url)
         # libpq takes several hosts (host1:5432,host2:5432) for failover: let it check those.
         port = None if "," in parts.netloc else parts.port
         parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
     except ValueError as exc:
-        raise RepositoryURLError(_bad(display, f"it does not parse ({exc})")) from None
+        said = Location(url, display, secrets).scrub(str(exc))
+        raise RepositoryURLError(_bad(display, f"it does not parse ({said})")) from None
     if parts.scheme.lower() not in SCHEMES:
         raise RepositoryURLError(_bad(display, f"the scheme must be one of {', '.join(SCHEMES)}"))
     if parts.fragment:
@@ -83,22 +96,48 @@ def parse(url: str) -> Location:
 
 def mask_passwords(url: str) -> tuple[str, tuple[str, ...]]:
     """The URL with its passwords masked, and the passwords (as written and decoded), found by
-    plain text rules so that even a URL that does not parse is shown masked."""
-    scheme, _, rest = url.partition("://")
-    end = min([i for i in (rest.find(c) for c in "/?#") if i >= 0], default=len(rest))
-    userinfo, at, host = rest[:end].rpartition("@")
+    plain text rules so that even a URL that does not parse is shown masked.
+
+    A password may hold ``#``, ``/``, ``?`` or ``@`` that were not percent-encoded: the user
+    information ends at the first ``@`` that the rest of a URL follows (a host, a port, a
+    database, ``key=value`` parameters), so that no part of such a password is shown.
+
+    >>> mask_passwords("postgresql://ana:a#b/c?d@db:5432/metrics")
+    ('postgresql://ana:***@db:5432/metrics', ('a#b/c?d',))
+    """
+    scheme, _, _ = url.partition("://")
+    user, password, tail = _userinfo(url)
     found = []
-    if ":" in userinfo:
-        user, password = userinfo.split(":", 1)
-        userinfo, found = f"{user}:{MASK}", [password]
-    tail = rest[end:]
+    if password is not None:
+        found = [password]
+        userinfo = f"{user}:{MASK}@"
+    else:
+        userinfo = "" if user is None else f"{user}@"
     found += _QUERY_PASSWORD.findall(tail)
     tail = _QUERY_PASSWORD.sub(MASK, tail)
     secrets = {s for raw in found for s in (raw, unquote(raw)) if s}
     # Longest first, so that a password containing another is masked whole.
-    return f"{scheme}://{userinfo}{at}{host}{tail}", tuple(sorted(secrets, key=len, reverse=True))
+    return f"{scheme}://{userinfo}{tail}", tuple(sorted(secrets, key=len, reverse=True))
 
 
+def _userinfo(url: str) -> tuple[str | None, str | None, str]:
+    """The user name (None: none), the password as written (None: none) and the rest of the URL
+    after them (host, path, query)."""
+    _, _, rest = url.partition("://")
+    found = (m.start() for m in _AT.finditer(rest) if _AFTER_USER.match(rest, m.end()))
+    at = next(found, rest.rfind("@"))  # a URL of another shape: mask all that may be a password
+    if at < 0:
+        return None, None, rest
+    userinfo, tail = rest[:at], rest[at + 1 :]
+    user, colon, password = userinfo.partition(":")
+    return user, (password if colon else None), tail
+
+
+_DELIMITERS = "#/?@"
+_AT = re.compile("@")
+# What follows the user information: hosts (names, IPv4/IPv6, ports, a failover list), then
+# /DATABASE, then ?key=value&... parameters, and nothing else.
+_AFTER_USER = re.compile(r"[\w.\-\[\]:,%]*(?:/[^/?#@]*)?(?:\?\w+=[^&#]*(?:&\w+=[^&#]*)*)?$")
 _QUERY_PASSWORD = re.compile(r"(?<=[?&]password=)[^&#]*")
 
 
