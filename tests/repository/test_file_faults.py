@@ -28,6 +28,8 @@ from repository import (
 )
 from tests.repository.conftest import ROOT, key, size
 
+pytestmark = pytest.mark.faults
+
 
 def _means(n: int, value: float) -> list[MetricRecord]:
     return [MetricRecord("Column", f"c{i}", "Mean", f"Mean(c{i})", value + i) for i in range(n)]

@@ -15,6 +15,8 @@ from repository import MetricsRepository
 from repository.scan_log import ABANDONED, RUNNING
 from tests.repository.conftest import ROOT, day, raw_sql
 
+pytestmark = pytest.mark.faults
+
 # Starts a scan execution, says its id, then waits to be killed (or for its stdin to close).
 STARTER = """
 import sys

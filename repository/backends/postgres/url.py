@@ -1,8 +1,9 @@
 """PostgreSQL repository URLs: checked before use, shown without their password.
 
 ``postgresql://user@host:5432/database`` (``postgres://`` too), with libpq's query parameters
-(``?sslmode=require``, ``?options=-csearch_path%3Dmetrics`` for a schema of its own). The password
-should come from the environment (``PGPASSWORD``, a ``~/.pgpass`` file, or a config's
+(``?sslmode=require``, ``?options=-csearch_path%3Dmetrics`` for a schema of its own) and the
+repository's own ``statement_timeout`` and ``client_timeout`` (seconds; see ``backend``).
+The password should come from the environment (``PGPASSWORD``, a ``~/.pgpass`` file, or a config's
 ``${VAR}``); one written into the URL works too. Either way it never appears in ``repr``, in an
 error message or in a log record: ``Location.display`` is the URL with ``***`` in its place, and
 ``Location.scrub`` removes it from any text a driver produced.
@@ -50,6 +51,9 @@ class Location:
     url: str = field(repr=False)
     display: str
     secrets: tuple[str, ...] = field(default=(), repr=False)
+    timeouts: dict[str, float] = field(default_factory=dict)
+    """The repository's own parameters given in the URL (``TIMEOUTS``), in seconds; ``url``
+    is the URL without them, for libpq (which refuses parameters it does not know)."""
 
     def scrub(self, text: str) -> str:
         """``text`` with every password this URL or the environment carries masked."""
@@ -91,7 +95,29 @@ def parse(url: str) -> Location:
     database = unquote(parts.path.lstrip("/"))
     if "/" in database:
         raise RepositoryURLError(_bad(display, f"the path must be /DATABASE, got {parts.path!r}"))
-    return Location(url, display, secrets)
+    timeouts: dict[str, float] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in TIMEOUTS:
+            timeouts[name] = _seconds(display, name, value)
+    libpq_url = _TIMEOUT_PARAMETER.sub("", url).replace("?&", "?").rstrip("?&")
+    return Location(libpq_url, display, secrets, timeouts)
+
+
+TIMEOUTS = ("statement_timeout", "client_timeout")
+"""Query parameters of a repository URL that are the repository's, not libpq's (seconds)."""
+_TIMEOUT_PARAMETER = re.compile(rf"(?<=[?&])(?:{'|'.join(TIMEOUTS)})=[^&#]*&?")
+
+
+def _seconds(display: str, name: str, value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise RepositoryURLError(
+            _bad(display, f"{name} must be a number of seconds >= 0 (0: none), got {value!r}")
+        )
+    return seconds
 
 
 def mask_passwords(url: str) -> tuple[str, tuple[str, ...]]:
