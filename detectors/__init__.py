@@ -31,7 +31,12 @@ from detectors.batch_normal import BatchNormal
 from detectors.budget import AlertBudget, BudgetOutcome
 from detectors.change import AbsoluteChange, RelativeRateOfChange
 from detectors.compose import AllOf, AnyOf, KOfLastN
-from detectors.errors import DetectorError, DetectorLoadError, InvalidParameterError
+from detectors.errors import (
+    DetectorError,
+    DetectorLoadError,
+    InvalidParameterError,
+    InvalidTimeError,
+)
 from detectors.evaluation import Evaluation
 from detectors.fatigue import AlertFatigue
 from detectors.forward import walk_forward
@@ -64,6 +69,7 @@ __all__ = [
     "HoltWinters",
     "Interval",
     "InvalidParameterError",
+    "InvalidTimeError",
     "KOfLastN",
     "MatrixDetector",
     "MatrixResult",

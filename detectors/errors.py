@@ -31,3 +31,8 @@ class InvalidParameterError(DetectorError, ValueError):
 
 class DetectorLoadError(DetectorError, ValueError):
     """A detector named by import path (e.g. in a config file) could not be loaded or built."""
+
+
+class InvalidTimeError(DetectorError, ValueError):
+    """Times of a series that cannot be read as times (missing ones, None or NaT, are dropped
+    instead)."""

@@ -85,7 +85,9 @@ class HoltWinters(Detector):
     incidents (Deequ's band: 100%).
 
     Needs two full periods (``2 * period`` points) of history; earlier points of the interval
-    have ``insufficient history``.
+    have ``insufficient history``. Values of any finite magnitude are judged: beyond
+    ``SAFE_MAGNITUDE`` the fit runs on the values divided by a power of two (squared errors of
+    values near 1e154 overflow floats), and the band is scaled back.
 
     `forecast` says how the points of a longer interval are forecast (a one-point interval, how
     checks and scans judge the newest point, is the same either way, and is Deequ's):
@@ -147,40 +149,36 @@ class HoltWinters(Detector):
         needed = 2 * self.period
         train_end = max(start, needed)
         finite = np.isfinite(x)
-        clean = np.where(finite[:end], x[:end], np.nan).tolist()
         usable = int(finite[:train_end].sum())
         # The initial state needs a value in each of the first two periods.
         seeded = finite[: self.period].any() and finite[self.period : needed].any()
+        failure = ""
         if end > train_end and usable >= needed and seeded:
-            from scipy.optimize import minimize  # lazily: importing scipy.optimize is slow
-
-            training = clean[:train_end]
-            fit = minimize(
-                _squared_error,
-                np.array(START),
-                args=(training, self.period),
-                method="L-BFGS-B",
-                bounds=[(0.0, 1.0)] * 3,
-            )
-            alpha, beta, gamma = fit.x.tolist()
-            fitted = one_step_forecasts(training, self.period, alpha, beta, gamma)
-            residuals = np.array(training) - fitted[:train_end]
-            width = self._half_width(residuals)
-            if self.forecast == "from_start":
-                # Interval values unseen: the recursion runs on its own forecasts (Deequ).
-                clean = [*training, *[math.nan] * (end - train_end)]
-            screened = one_step_forecasts(clean, self.period, alpha, beta, gamma, width, train_end)
-            f = np.array(screened, dtype=np.float64)
-            tested = slice(train_end - start, end - start)
-            centre[tested] = f[train_end:end]
-            lower[tested] = centre[tested] - width
-            upper[tested] = centre[tested] + width
+            scale = _scale(x[:end][finite[:end]])
+            try:
+                band = self._band(np.where(finite[:end], x[:end] / scale, np.nan), train_end)
+            except (OverflowError, FloatingPointError) as exc:  # not seen once values are scaled
+                band, failure = None, str(exc)
+            if band is not None and not np.isfinite(band).all():
+                band, failure = None, "a forecast or the band is not a finite number"
+            if band is not None:
+                tested = slice(train_end - start, end - start)
+                # A power of two: scaling back is exact.
+                centre[tested], width = band[:-1] * scale, band[-1] * scale
+                lower[tested] = centre[tested] - width
+                upper[tested] = centre[tested] + width
         codes = judge(value, lower, upper, ~np.isnan(centre))
         name = self.name
 
         def describe(k: int) -> str:
             if codes[k] == MISSING:
                 return missing_detail(name)
+            if codes[k] == INSUFFICIENT and failure:
+                return (
+                    f"[{name}] No forecast for index {start + k}: fitting the history failed "
+                    f"({failure}); its values reach {fmt(float(np.abs(x[finite]).max()))} in "
+                    "magnitude. Check the history for wrong values, or use another detector."
+                )
             if codes[k] == INSUFFICIENT:
                 return (
                     f"[{name}] Insufficient history: needs two full periods ({needed} finite"
@@ -194,3 +192,40 @@ class HoltWinters(Detector):
         return Evaluation.build(
             name, start, value, lower, upper, codes, rule_confidence(codes), describe
         )
+
+    def _band(self, scaled: FloatArray, train_end: int) -> FloatArray:
+        """The forecasts of ``scaled[train_end:]`` and, last, the band's half-width."""
+        from scipy.optimize import minimize  # lazily: importing scipy.optimize is slow
+
+        clean = scaled.tolist()
+        training = clean[:train_end]
+        fit = minimize(
+            _squared_error,
+            np.array(START),
+            args=(training, self.period),
+            method="L-BFGS-B",
+            bounds=[(0.0, 1.0)] * 3,
+        )
+        alpha, beta, gamma = fit.x.tolist()
+        fitted = one_step_forecasts(training, self.period, alpha, beta, gamma)
+        residuals = np.array(training) - fitted[:train_end]
+        width = self._half_width(residuals)
+        if self.forecast == "from_start":
+            # Interval values unseen: the recursion runs on its own forecasts (Deequ).
+            clean = [*training, *[math.nan] * (len(clean) - train_end)]
+        screened = one_step_forecasts(clean, self.period, alpha, beta, gamma, width, train_end)
+        return np.array([*screened[train_end : len(clean)], width], dtype=np.float64)
+
+
+SAFE_MAGNITUDE = (1e-100, 1e100)
+"""Values beyond these magnitudes are fitted scaled (their squared errors would overflow or
+underflow float arithmetic); the forecasts and the band are scaled back."""
+
+
+def _scale(finite: FloatArray) -> float:
+    """A power of two to divide the values by so that the largest is near 1, or 1 when their
+    magnitude is safe (ordinary values are fitted exactly as they are)."""
+    largest = float(np.abs(finite).max()) if len(finite) else 0.0
+    if largest == 0.0 or SAFE_MAGNITUDE[0] <= largest <= SAFE_MAGNITUDE[1]:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(largest)[1] - 1)  # largest / scale in [1, 2)

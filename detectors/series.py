@@ -1,7 +1,8 @@
 """The time-aware layer: detectors on series indexed by time instead of by position.
 
 Missing values (NaN, None, NaT times) are dropped, points are sorted by time and, for a
-duplicated timestamp, the last one given wins (a re-run replaces its earlier result).
+duplicated timestamp, the last one given wins (a re-run replaces its earlier result). A time
+given as text that cannot be read as one is an error (``InvalidTimeError``) naming it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pandas as pd
 
 from detectors.anomaly import Status
 from detectors.base import as_detector, for_times
+from detectors.errors import InvalidTimeError
 from detectors.evaluation import STATUS_ARRAY, STATUSES, Evaluation
 from detectors.grouped import group_series
 
@@ -47,13 +49,29 @@ def clean_series(points: Points) -> pd.Series:
         times = pd.Index([t for t, _ in pairs], dtype=object)
         values = np.array([v for _, v in pairs], dtype=object)
     if times.dtype == object and _looks_temporal(times):
-        times = pd.Index(pd.to_datetime(times, errors="coerce"))
+        times = _parse_times(times)
     grouped = group_series(pd.DataFrame({"time": times, "value": values}), [], "time", "value")
     return pd.Series(grouped.values, index=grouped.times)
 
 
+def _parse_times(given: pd.Index) -> pd.Index:
+    """Times given as text (or timestamps): every one read, whatever its format; an unreadable
+    one is an error naming it (dropping it would hide the point from the detector)."""
+    parsed = pd.Index(pd.to_datetime(given, errors="coerce", format="mixed"))
+    unread = [t for t, p in zip(given, parsed, strict=True) if p is pd.NaT and not pd.isna(t)]
+    if unread:
+        shown = ", ".join(repr(t) for t in unread[:5]) + (", ..." if len(unread) > 5 else "")
+        raise InvalidTimeError(
+            f"{len(unread)} of {len(given)} times cannot be read as times: {shown}. Allowed: "
+            "timestamps, or text in ISO 8601 (2024-05-01, 2024-05-01T06:00:00+00:00) or another "
+            "format pandas.to_datetime reads; None or NaT for a missing time (dropped)"
+        )
+    return parsed
+
+
 def _looks_temporal(index: pd.Index) -> bool:
-    return len(index) > 0 and all(isinstance(t, str | pd.Timestamp | np.datetime64) for t in index)
+    given = [t for t in index if t is not None and t is not pd.NaT]
+    return len(given) > 0 and all(isinstance(t, str | pd.Timestamp | np.datetime64) for t in given)
 
 
 def evaluation_frame(evaluation: Evaluation, times: pd.Index) -> pd.DataFrame:

@@ -41,7 +41,18 @@ class NotARepositoryError(RepositoryOpenError):
 
 
 class CorruptRepositoryError(RepositoryOpenError):
-    """DuckDB found the file damaged (e.g. a block checksum does not match)."""
+    """DuckDB found the file damaged: a block checksum does not match, or the file is shorter
+    than its own contents say (cut mid-way by a copy, a sync or a disk)."""
+
+
+class RepositoryIOError(RepositoryError, OSError):
+    """Reading or writing the repository's file failed (an I/O error of the disk, a read-only
+    file system, a permission): the failed operation wrote nothing."""
+
+
+class RepositoryFullError(RepositoryIOError):
+    """The disk (or the PostgreSQL server's disk) is full: the failed write was rolled back and
+    earlier runs are intact; free space and retry."""
 
 
 class SchemaVersionError(RepositoryOpenError):

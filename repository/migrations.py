@@ -285,6 +285,16 @@ CREATE TABLE schema_snapshots (
 """
 
 
+# Version 6: the process that started a scan execution (host, pid, and its start on Linux), so
+# that a later start can tell an execution whose process died (left ``running``) from one that
+# still runs. See ``scan_log.ScanLog.abandon_dead``.
+V6_COLUMNS = """
+ALTER TABLE scan_log ADD COLUMN host VARCHAR;
+ALTER TABLE scan_log ADD COLUMN pid BIGINT;
+ALTER TABLE scan_log ADD COLUMN process_start VARCHAR;
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "metric results in one table", ddl_step(V1_TABLES)),
     Migration(
@@ -295,5 +305,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "annotations: incidents, expected changes and exclusions", ddl_step(V3_TABLES)),
     Migration(4, "p-values of anomaly verdicts", ddl_step(V4_COLUMNS)),
     Migration(5, "schema snapshots per run", ddl_step(V5_TABLES)),
+    Migration(6, "the process of each scan execution", ddl_step(V6_COLUMNS)),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

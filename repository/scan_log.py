@@ -1,7 +1,8 @@
 """The scan log: one row per scheduled scan execution (name, start, end, status, error).
 
-``start`` writes the row before the scan runs, so a scan whose process died shows as ``running``
-with no end: the scheduler can tell crashed scans from finished ones.
+``start`` writes the row before the scan runs, with the process running it, so a scan whose
+process died shows as ``running`` with no end until ``abandon_dead`` (which a service calls when
+it starts) marks it ``abandoned``: the scheduler can tell crashed scans from finished ones.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from repository.backends.base import Backend
 from repository.filters import Where
 from repository.frames import utc
 from repository.keys import TimeLike, from_epoch_ms, to_epoch_ms
+from repository.processes import ProcessId
 
 RUNNING = "running"
-SCAN_COLUMNS = ("scan_id", "scan", "started_at", "ended_at", "status", "error")
+ABANDONED = "abandoned"
+SCAN_COLUMNS = ("scan_id", "scan", "started_at", "ended_at", "status", "error", "host", "pid")
 
 
 class ScanLog:
@@ -30,6 +33,8 @@ class ScanLog:
     >>> repo.scan_log.finish(scan_id, "succeeded")
     >>> repo.scan_log.runs()[["scan", "status"]].to_dict("records")
     [{'scan': 'orders-daily', 'status': 'succeeded'}]
+    >>> repo.scan_log.abandon_dead()  # none left running by a process that is gone
+    0
     >>> repo.close()
     """
 
@@ -37,14 +42,17 @@ class ScanLog:
         self._connector = connector
 
     def start(self, scan: str, started_at: TimeLike | None = None) -> int:
-        """Record that ``scan`` started (default: now); returns the id to pass to ``finish``."""
+        """Record that ``scan`` started (default: now) in this process; returns the id to pass
+        to ``finish``."""
         if not isinstance(scan, str) or not scan:
             raise ValueError(f"scan must be a non-empty str, got {scan!r}")
+        me = ProcessId.current()
         with self._connector.transaction() as cur:
             row = cur.first(
-                "INSERT INTO scan_log (scan_id, scan, started_at, status) "
-                "VALUES (nextval('scan_id_seq'), ?, ?, ?) RETURNING scan_id",
-                [scan, _when(started_at), RUNNING],
+                "INSERT INTO scan_log (scan_id, scan, started_at, status, host, pid, "
+                "process_start) VALUES (nextval('scan_id_seq'), ?, ?, ?, ?, ?, ?) "
+                "RETURNING scan_id",
+                [scan, _when(started_at), RUNNING, me.host, me.pid, me.start],
             )
         assert row is not None
         return int(row[0])
@@ -65,6 +73,38 @@ class ScanLog:
             )
         if row is None:
             raise ValueError(f"no scan execution with id {scan_id!r}; ids come from start()")
+
+    def abandon_dead(self, started_before: TimeLike | None = None) -> int:
+        """Mark executions left ``running`` by a process that is gone as ``abandoned`` (ended
+        now, with an error saying so); returns how many. Call it when a service starts.
+
+        Only processes of this host can be checked; executions started on other hosts (or
+        before the repository recorded processes) are left alone unless they started at or
+        before ``started_before``: give it to clear those older than any scan may run.
+        """
+        oldest = None if started_before is None else to_epoch_ms(started_before, "started_before")
+        with self._connector.transaction() as cur:
+            rows = cur.execute(
+                "SELECT scan_id, started_at, host, pid, process_start FROM scan_log "
+                "WHERE status = ?",
+                [RUNNING],
+            ).fetchall()
+            dead = {}
+            for scan_id, started_at, host, pid, start in rows:
+                owner = None if host is None or pid is None else ProcessId(host, int(pid), start)
+                if owner is not None and owner.on_this_host() and not owner.is_alive():
+                    dead[scan_id] = f"its process (pid {owner.pid} on {owner.host}) is gone"
+                elif oldest is not None and to_epoch_ms(started_at) <= oldest:
+                    where = "an unknown process" if owner is None else f"host {owner.host}"
+                    dead[scan_id] = f"started by {where} at or before the age limit given"
+            for scan_id, why in dead.items():
+                cur.execute(
+                    "UPDATE scan_log SET status = ?, ended_at = ?, error = ? "
+                    "WHERE scan_id = ? AND status = ?",
+                    [ABANDONED, _when(None), f"abandoned: {why}; the scan did not finish",
+                     scan_id, RUNNING],
+                )  # fmt: skip
+        return len(dead)
 
     def runs(self, scan: str | None = None, limit: int | None = None) -> pd.DataFrame:
         """Executions, newest first (``SCAN_COLUMNS``, times in UTC)."""

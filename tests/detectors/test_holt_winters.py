@@ -220,3 +220,57 @@ def test_the_repeated_series_from_its_first_repetition() -> None:
 def test_bad_forecast() -> None:
     with pytest.raises(ValueError, match=r"^forecast must be one of \['one_step', 'from_start'\]"):
         HoltWinters(7, forecast="multi")
+
+
+HUGE = 1e154  # its square is near the float limit: Holt-Winters' squared errors overflowed
+
+
+@pytest.mark.parametrize(
+    ("name", "series"),
+    [
+        ("alternating +-1e154", np.where(np.arange(29) % 2 == 0, HUGE, -HUGE)),
+        ("a weekly cycle at 1e300", np.tile(WEEK, 5) * 1e300),
+        ("a weekly cycle at 1e-300", np.tile(WEEK, 5) * 1e-300),
+        ("1e308 then a small value", np.r_[np.full(14, 1e308), 1.0]),
+        ("+-1e154 spikes in the history", np.r_[weekly(4, seed=2), HUGE, -HUGE, WEEK[2]]),
+    ],
+)
+def test_huge_and_tiny_values_are_judged_as_a_result_never_an_exception(
+    name: str, series: np.ndarray
+) -> None:
+    evaluation = HoltWinters(7).evaluate(series, (len(series) - 1, len(series)))
+    assert evaluation.status[0] in (Status.OK, Status.ANOMALY), name
+    assert math.isfinite(evaluation.lower[0]) and math.isfinite(evaluation.upper[0]), name
+    assert "Insufficient history" not in evaluation.detail[0], name
+
+
+def test_a_cycle_at_any_scale_gets_the_same_verdicts_and_scaled_bands() -> None:
+    series = np.r_[weekly(4, noise=0.3, seed=3), 10.0, 12.0, 30.0]
+    plain = HoltWinters(7).evaluate(series, (28, 31))
+    for scale in (2.0**500, 2.0**-500, 2.0**1000):
+        scaled = HoltWinters(7).evaluate(series * scale, (28, 31))
+        assert scaled.status == plain.status
+        assert np.allclose(scaled.upper / scale, plain.upper, rtol=1e-5)  # the fit's tolerance
+
+
+def test_an_overflowing_group_does_not_fail_the_others() -> None:
+    import pandas as pd
+
+    from detectors import detect_frame
+
+    days = pd.date_range("2024-01-01", periods=29, freq="D")
+    normal = np.r_[weekly(4, seed=1), 40.0]
+    frame = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "g": "huge",
+                    "timestamp": days,
+                    "value": np.r_[normal[:20], HUGE, -HUGE, normal[22:]],
+                }
+            ),
+            pd.DataFrame({"g": "normal", "timestamp": days, "value": normal}),
+        ]
+    )
+    judged = detect_frame(frame, HoltWinters(7), by="g", newest_only=True, anomalies_only=False)
+    assert judged.set_index("g")["status"].to_dict() == {"huge": "ok", "normal": "anomaly"}

@@ -14,6 +14,7 @@ from detectors import (
     detect_series,
     is_newest_anomalous,
 )
+from detectors.errors import InvalidTimeError
 from detectors.series import clean_series
 
 DAYS = pd.date_range("2024-01-01", periods=6, freq="D")
@@ -105,3 +106,39 @@ def test_newest_point_missing_or_without_history_is_a_status() -> None:
     alone = is_newest_anomalous([], 5.0, OnlineNormal())
     assert alone.status is Status.INSUFFICIENT_HISTORY and not alone and alone.history == 0
     assert "Insufficient history" in alone.detail
+
+
+@pytest.mark.parametrize(
+    ("times", "bad"),
+    [
+        (["2024-01-01", "2024-01-02", "yesterday", "2024-01-04"], ["'yesterday'"]),
+        (
+            ["2024-01-01", "2024-13-01", "2024-01-03", "2024-02-30"],
+            ["'2024-13-01'", "'2024-02-30'"],
+        ),
+        ([DAYS[0], DAYS[1], "not a time"], ["'not a time'"]),
+    ],
+)
+def test_an_unparseable_time_is_an_error_naming_it(times: list[object], bad: list[str]) -> None:
+    points = [(t, float(i)) for i, t in enumerate(times)]
+    with pytest.raises(InvalidTimeError, match="cannot be read as times") as raised:
+        detect_series(points, SimpleThreshold(upper_bound=1))
+    message = str(raised.value)
+    assert all(value in message for value in bad)
+    assert f"{len(bad)} of {len(times)}" in message and "ISO 8601" in message
+    assert isinstance(raised.value, ValueError)
+
+
+def test_times_in_several_formats_are_all_read_none_dropped() -> None:
+    points = [
+        ("2024-01-01", 1.0),
+        (None, 5.0),  # a missing time: dropped
+        ("2024-01-02T06:00", 1.0),
+        ("2024-01-03 12:30:00", 9.0),
+    ]
+    result = detect_series(points, SimpleThreshold(upper_bound=2), anomalies_only=False)
+    assert result["time"].tolist() == [
+        pd.Timestamp("2024-01-01"),
+        pd.Timestamp("2024-01-02 06:00"),
+        pd.Timestamp("2024-01-03 12:30"),
+    ]

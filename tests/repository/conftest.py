@@ -70,6 +70,12 @@ def writer_holds_lock(path: Path) -> bool:
         os.close(fd)
 
 
+UNDO_V6 = tuple(
+    f"ALTER TABLE scan_log DROP COLUMN {column}" for column in ("host", "pid", "process_start")
+)
+"""SQL turning a version-6 repository's tables back into version 5's (with its version row)."""
+
+
 def raw_sql(location: str | Path, *statements: str) -> list[tuple[object, ...]]:
     """Run statements on a repository's store directly, without the repository (to set up
     states it would never write); returns the last statement's rows."""

@@ -8,7 +8,7 @@ import pytest
 from repository import Annotation, MetricsRepository
 from repository.migrations import LATEST_VERSION, MIGRATIONS
 from repository.schema import VIEWS
-from tests.repository.conftest import day, key, mean, raw_sql, size, view_names
+from tests.repository.conftest import UNDO_V6, day, key, mean, raw_sql, size, view_names
 
 
 def _saved(repo: MetricsRepository, days: int = 5) -> None:
@@ -149,15 +149,16 @@ def test_annotations_survive_run_deletion_and_reopening(repo_location: str | Pat
 
 def _downgrade_to_v2(location: str | Path) -> None:
     """Turn a current repository back into what version 2 wrote: no annotation tables or views,
-    no verdict p-values, no schema snapshots."""
+    no verdict p-values, no schema snapshots, no scan processes."""
     v3 = [m for m in MIGRATIONS if m.version == 3]
-    assert v3 and LATEST_VERSION == 5, "extend this test when a version 6 is added"
+    assert v3 and LATEST_VERSION == 6, "extend this test when a version 7 is added"
     views = ("metric_annotations", "annotated_history", "anomaly_results", "schema_history")
     tables = ("annotations", "annotation_tags", "annotation_groups", "schema_snapshots")
     raw_sql(
         location,
         *(f"DROP VIEW {v}" for v in views),
         "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
+        *UNDO_V6,
         *(f"DROP TABLE {t}" for t in tables),
         "DROP SEQUENCE annotation_id_seq",
         "DELETE FROM schema_version WHERE version >= 3",

@@ -18,7 +18,7 @@ from repository import (
 from repository.backends import describe
 from repository.migrations import LATEST_VERSION, V1_TABLES
 from repository.schema import VIEWS
-from tests.repository.conftest import key, raw_sql, size
+from tests.repository.conftest import UNDO_V6, key, raw_sql, size
 
 V1_ROWS = [
     # dataset_date, tags, entity, instance, name, metric_id, group, value, error
@@ -207,6 +207,7 @@ def test_a_version_3_repository_gains_verdict_p_values_keeping_its_verdicts(
         "DROP VIEW schema_history",
         "DROP TABLE schema_snapshots",
         "ALTER TABLE anomaly_verdicts DROP COLUMN p_value",
+        *UNDO_V6,
         "DELETE FROM schema_version WHERE version >= 4",
     )
     with MetricsRepository(repo_location) as repo:

@@ -60,6 +60,11 @@ def _url(cluster: TemporaryCluster, password: str, database: str = "repositories
             RepositoryUnavailableError,
             "cannot reach the PostgreSQL server .*Connection refused",
         ),
+        (  # psycopg 3.3 resolves names itself and words a DNS failure its own way
+            lambda c: f"postgresql://anomaly:{SECRET}@nonexistent.invalid:5432/repositories",
+            RepositoryUnavailableError,
+            "cannot reach the PostgreSQL server .*nonexistent.invalid",
+        ),
         (
             lambda c: _url(c, c.password, "nowhere"),
             RepositoryOpenError,

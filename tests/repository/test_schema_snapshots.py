@@ -10,7 +10,7 @@ import pytest
 
 from repository import MetricsRepository, ResultKey
 from repository.migrations import LATEST_VERSION
-from tests.repository.conftest import day, key, size
+from tests.repository.conftest import UNDO_V6, day, key, size
 
 
 def schema(*names: str, kind: str = "long") -> dict[str, Any]:
@@ -85,10 +85,12 @@ def test_a_version_4_file_gains_the_snapshot_table_and_keeps_its_data(repo_path:
     con = duckdb.connect(str(repo_path))
     con.execute("DROP VIEW schema_history")
     con.execute("DROP TABLE schema_snapshots")
-    con.execute("DELETE FROM schema_version WHERE version = 5")
+    for undo in UNDO_V6:
+        con.execute(undo)
+    con.execute("DELETE FROM schema_version WHERE version >= 5")
     con.close()
     with MetricsRepository(repo_path) as repo:
-        assert repo.schema_version == LATEST_VERSION == 5
+        assert repo.schema_version == LATEST_VERSION == 6
         assert repo.history("Size(*)").tolist() == [5.0]
         repo.save_schema(key(0), schema("a"))
         assert [s.columns for s in repo.schemas()] == [1]

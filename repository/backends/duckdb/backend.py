@@ -50,13 +50,14 @@ from repository.backends.duckdb.cursor import DuckDBCursor
 from repository.backends.duckdb.host import (
     MEMORY,
     Attachment,
+    file_error,
     fsync,
     identity,
     open_error,
     registry,
 )
 from repository.backends.duckdb.locking import FIRST_DELAY, FileLock, backoff
-from repository.errors import CorruptRepositoryError, RepositoryError
+from repository.errors import RepositoryError
 
 _running_here = threading.local()  # per thread: attachment key -> operations it is running
 # A forked child starts with no attachment (see ``host``): none of its operations is running.
@@ -87,6 +88,8 @@ class DuckDBBackend(Backend):
         self._key = f"{MEMORY}{uuid.uuid4().hex}" if self.in_memory else self.target
         self._on_open = on_open
         self._pinned = False
+        if not self.in_memory:
+            self._remove_leftovers()
         # Open once now: a locked, foreign, damaged or newer file fails here, not on first use.
         attachment = self._acquire(write=self.in_memory, operation=False)
         if self.in_memory:
@@ -171,10 +174,9 @@ class DuckDBBackend(Backend):
     def _rewrite(
         self, attachment: Attachment, build: Callable[[DuckDBCursor, str, str], object]
     ) -> None:
-        folder, name = os.path.split(self.target)
-        for leftover in os.listdir(folder):  # copies of compactions that were killed
-            if leftover.startswith(f"{name}.compact-"):
-                os.remove(os.path.join(folder, leftover))
+        folder = os.path.dirname(self.target)
+        for leftover in _leftovers(self.target):
+            os.remove(leftover)
         copy = f"{self.target}.compact-{uuid.uuid4().hex}"
         cur = registry().cursor()
         try:
@@ -203,6 +205,29 @@ class DuckDBBackend(Backend):
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(path)
 
+    def _remove_leftovers(self) -> None:
+        """Delete the copies of compactions that were killed (each as large as the file), if
+        no process has the file open now: a running compaction holds it exclusively."""
+        if not _leftovers(self.target):
+            return
+        attachment = self._attachment()
+        with attachment.state:
+            # A second descriptor of the lock file would drop this process's own record locks
+            # when closed: probe only while this process has the file closed.
+            if attachment.writable is not None or attachment.draining:
+                return
+            probe = FileLock(self.target)
+            try:
+                probe.acquire(exclusive=True, deadline=time.monotonic(), timeout=0.0)
+            except RepositoryError:  # in use (a compaction may be running), or not writable
+                return
+            try:
+                for leftover in _leftovers(self.target):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(leftover)
+            finally:
+                probe.release()
+
     def _attachment(self) -> Attachment:
         return registry().attachment(self._key, self.target)
 
@@ -213,9 +238,10 @@ class DuckDBBackend(Backend):
             cur.execute(f"USE {attachment.alias}")
             yield DuckDBCursor(cur)
         except duckdb.Error as exc:
-            if "corrupt" in str(exc).lower():
-                raise CorruptRepositoryError(f"{self.target} is damaged: {exc}") from exc
-            raise
+            mapped = file_error(self.target, exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
         finally:
             cur.close()
 
@@ -325,9 +351,24 @@ class DuckDBBackend(Backend):
     def _detach(self, attachment: Attachment) -> None:
         cur = registry().cursor()
         try:
-            cur.execute(f"DETACH {attachment.alias}")
+            cur.execute(f"DETACH {attachment.alias}")  # checkpoints a file attached to write
+        except duckdb.Error as exc:
+            raise file_error(self.target, exc) or open_error(self.target, exc, 0) from exc
         finally:
             cur.close()
+
+
+def _leftovers(target: str) -> list[str]:
+    """Copies left beside ``target`` by compactions (a killed one leaves its copy)."""
+    folder, name = os.path.split(target)
+    try:
+        return [
+            os.path.join(folder, entry)
+            for entry in os.listdir(folder)
+            if entry.startswith(f"{name}.compact-")
+        ]
+    except OSError:
+        return []
 
 
 def _unlock(attachment: Attachment) -> None:

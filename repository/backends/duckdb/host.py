@@ -17,6 +17,9 @@ from repository.backends.duckdb.locking import FileLock
 from repository.errors import (
     CorruptRepositoryError,
     NotARepositoryError,
+    RepositoryError,
+    RepositoryFullError,
+    RepositoryIOError,
     RepositoryLockedError,
     RepositoryOpenError,
 )
@@ -138,7 +141,7 @@ def fsync(path: str) -> None:
         os.close(fd)
 
 
-def open_error(target: str, exc: duckdb.Error, timeout: float) -> RepositoryOpenError:
+def open_error(target: str, exc: duckdb.Error, timeout: float) -> RepositoryError:
     """The repository error for DuckDB's refusal to attach ``target``."""
     said = str(exc)
     lowered = said.lower()
@@ -153,8 +156,34 @@ def open_error(target: str, exc: duckdb.Error, timeout: float) -> RepositoryOpen
             f"{target} is not a DuckDB database file (another format, or damaged beyond "
             f"recognition); point the repository at a new path. DuckDB said: {said}"
         )
-    if "corrupt" in lowered or "checksum" in lowered:
-        return CorruptRepositoryError(
-            f"{target} is damaged: {said}. Restore it from a backup or an export_parquet() copy."
+    return file_error(target, exc) or RepositoryOpenError(
+        f"cannot open {target} as a DuckDB database: {said}. Check that the path names a "
+        "repository file this user may read (and, to write, write)"
+    )
+
+
+def file_error(target: str, exc: duckdb.Error) -> RepositoryError | None:
+    """The repository error for DuckDB's failure to read or write ``target`` (None: not the
+    file's fault, e.g. an error in SQL a user wrote: raise DuckDB's error as it is)."""
+    said = str(exc)
+    lowered = said.lower()
+    if any(words in lowered for words in ("no space left", "disk quota", "file too large")):
+        return RepositoryFullError(
+            f"{target}: the disk holding it is full. The write was rolled back and earlier runs "
+            "are intact. Free space on that disk (a save needs room for the blocks it changes, "
+            f"compact() for a whole copy of the file) and retry. DuckDB said: {said}"
         )
-    return RepositoryOpenError(f"cannot open {target} as a DuckDB database: {said}")
+    if any(words in lowered for words in ("could not read enough bytes", "corrupt", "checksum")):
+        return CorruptRepositoryError(
+            f"{target} is damaged: it ends before its own contents do, or a block does not "
+            "match its checksum (the file was cut mid-way, e.g. by an interrupted copy, or "
+            "overwritten). Restore it from a backup or an export_parquet() copy, or point the "
+            f"repository at a new path. DuckDB said: {said}"
+        )
+    if isinstance(exc, duckdb.IOException) or "invalidated" in lowered:
+        return RepositoryIOError(
+            f"reading or writing {target} failed; the operation wrote nothing. Check the disk "
+            "and the file's permissions (writing needs write access to the file and its "
+            f"folder), then retry. DuckDB said: {said}"
+        )
+    return None

@@ -27,7 +27,7 @@ import os
 import random
 import time
 
-from repository.errors import RepositoryLockedError, RepositoryOpenError
+from repository.errors import RepositoryIOError, RepositoryLockedError
 
 try:
     import fcntl
@@ -70,15 +70,10 @@ class FileLock:
         ``deadline`` (``timeout`` is the configured wait, quoted in the message)."""
         if self._fd is not None:
             raise RuntimeError(f"{self.target}.lock is already held ({self.held})")
-        try:
-            fd = os.open(f"{self.target}.lock", os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise RepositoryOpenError(
-                f"cannot create the lock file {self.target}.lock: {exc}"
-            ) from exc
+        fd = _open_lock_file(f"{self.target}.lock", exclusive)
         self._fd = fd
         self.held = "exclusive" if exclusive else "shared"
-        if fcntl is None:
+        if fcntl is None or fd is None:
             return
         started, delay, turnstile = time.monotonic(), FIRST_DELAY, False
         try:
@@ -111,6 +106,36 @@ class FileLock:
         fd, self._fd, self.held = self._fd, None, None
         if fd is not None:
             os.close(fd)
+
+
+_UNWRITABLE = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def _open_lock_file(path: str, exclusive: bool) -> int | None:
+    """The lock file, opened (created if missing) for writing; to read, opened read-only where
+    it cannot be written (a shared record lock needs only read access), or None where it can
+    neither be created nor opened: a read-only file system, where no one can write the file."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        if exclusive or exc.errno not in _UNWRITABLE:
+            raise _unwritable(path, exc) from exc
+    try:
+        return os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _unwritable(path, exc) from exc
+
+
+def _unwritable(path: str, exc: OSError) -> RepositoryIOError:
+    target = path.removesuffix(".lock")
+    return RepositoryIOError(
+        f"{target}: cannot open its lock file {path} ({exc.strerror}). Writing needs write "
+        "access to the folder (to create the lock file) and to both files; reading needs only "
+        "read access, on a read-only file system too. Fix the permissions or the mount, or "
+        "copy the repository somewhere writable"
+    )
 
 
 def _try(fd: int, mode: int, byte: int) -> bool:

@@ -14,6 +14,12 @@
   leaves nothing behind once the server notices the closed connection, and nothing of its run
   either: the transaction rolls back. Waiting longer than ``lock_timeout`` raises
   ``RepositoryLockedError``.
+* Every operation has two deadlines, given in the URL as seconds (``?statement_timeout=60&
+  client_timeout=90``): the server cancels a statement running longer than ``statement_timeout``
+  (default 120 s; a write's statements get ``lock_timeout`` on top), and the client gives up on
+  a server that does not answer for ``client_timeout`` (default ``statement_timeout +
+  lock_timeout + 30`` s; ``watchdog``), as a frozen host or a network partition would not.
+  Both raise ``RepositoryUnavailableError``; ``0`` turns one off. ``compact()`` has neither.
 * Opening checks the URL, the credentials and the schema version on a direct connection, so a
   bad URL, a refused password, an unreachable server or a newer schema fail at once with their
   own error (never with the password in it), not as a pool timeout later.
@@ -38,6 +44,7 @@ from repository.backends.dialects import POSTGRES
 from repository.backends.postgres.cursor import PostgresCursor
 from repository.backends.postgres.failures import open_failure, operation_failure
 from repository.backends.postgres.url import parse
+from repository.backends.postgres.watchdog import WATCHDOG, Alarm
 from repository.errors import (
     MigrationError,
     NotARepositoryError,
@@ -51,6 +58,8 @@ WRITE_LOCK = f"pg_advisory_xact_lock({LOCK_CLASS}, hashtext(coalesce(current_sch
 """SQL taking the write lock of the repository in the current schema until the transaction ends."""
 APPLICATION = "anomaly-repository"
 POOL_SIZE = 8
+STATEMENT_TIMEOUT = 120.0
+"""Seconds after which the server cancels a statement (``statement_timeout`` in the URL)."""
 
 
 class PostgresBackend(Backend):
@@ -72,10 +81,23 @@ class PostgresBackend(Backend):
         self.location = parse(url)
         self.target = self.location.display
         self.lock_timeout = lock_timeout
+        given_timeouts = self.location.timeouts
+        self.statement_timeout = given_timeouts.get("statement_timeout", STATEMENT_TIMEOUT)
+        self.client_timeout: float | None = given_timeouts.get(
+            "client_timeout", (self.statement_timeout or STATEMENT_TIMEOUT) + lock_timeout + 30
+        )
+        if self.client_timeout == 0:
+            self.client_timeout = None  # no deadline
         # lock_timeout 0 means "wait forever" to PostgreSQL: 1 ms is the shortest wait.
         millis = max(1, round(lock_timeout * 1000))
-        self._begin_write = f"BEGIN; SET LOCAL lock_timeout = '{millis}ms'; SELECT {WRITE_LOCK}"
-        given = {name for name, _ in parse_qsl(urlsplit(url).query)}
+        # A write's statements may also wait for the lock: lock_timeout on top of the timeout.
+        limit = round((self.statement_timeout + lock_timeout) * 1000)
+        limit = limit if self.statement_timeout else 0
+        self._begin_write = (
+            f"BEGIN; SET LOCAL lock_timeout = '{millis}ms'; "
+            f"SET LOCAL statement_timeout = '{limit}ms'; SELECT {WRITE_LOCK}"
+        )
+        given = {name for name, _ in parse_qsl(urlsplit(self.location.url).query)}
         self._kwargs: dict[str, Any] = {"autocommit": True}
         for name, value, variable in (
             ("application_name", APPLICATION, "PGAPPNAME"),
@@ -93,9 +115,13 @@ class PostgresBackend(Backend):
         except psycopg.Error as exc:
             raise open_failure(self.location, exc) from None
         try:
-            with self._failures():
-                _configure(connection)
-                cur = PostgresCursor(connection, self._begin_write)
+            with (
+                self._failures() as alarms,
+                WATCHDOG.armed(connection.fileno(), self.client_timeout) as alarm,
+            ):
+                alarms.append(alarm)
+                self._configure(connection)
+                cur = PostgresCursor(connection, self._begin_write, alarm)
                 schema = cur.first("SELECT current_schema()")
                 if schema is None or schema[0] is None:
                     raise RepositoryOpenError(
@@ -116,16 +142,26 @@ class PostgresBackend(Backend):
             min_size=1,
             max_size=POOL_SIZE,
             open=True,
-            configure=_configure,
+            configure=self._configure,
             name=APPLICATION,
             timeout=max(self.lock_timeout, 1.0),
             num_workers=2,
         )
 
+    def _configure(self, connection: psycopg.Connection[Any]) -> None:
+        # Text parameters as ``text`` (not "unknown"), so ``unnest(?)`` of a list of str has a
+        # type.
+        connection.adapters.register_dumper(str, StrDumper)
+        millis = round(self.statement_timeout * 1000)
+        connection.execute(f"SET TIME ZONE 'UTC'; SET statement_timeout = '{millis}ms'")
+
     @contextmanager
-    def _failures(self) -> Iterator[None]:
+    def _failures(self) -> Iterator[list[Alarm]]:
+        """Driver errors as repository errors; the block adds the alarm of its deadline (if it
+        fired, the server did not answer in time, whatever psycopg says)."""
+        alarms: list[Alarm] = []
         try:
-            yield
+            yield alarms
         except PoolTimeout:
             raise RepositoryUnavailableError(
                 f"no connection to the PostgreSQL server of {self.target} within "
@@ -133,15 +169,32 @@ class PostgresBackend(Backend):
                 f"or this process's {POOL_SIZE} connections stayed busy"
             ) from None
         except psycopg.Error as exc:
-            mapped = operation_failure(self.location, exc, self.lock_timeout)
+            if any(alarm.fired for alarm in alarms):
+                raise RepositoryUnavailableError(
+                    f"no answer from the PostgreSQL server of {self.target} for "
+                    f"{self.client_timeout:g} s (client_timeout): the server or the network is "
+                    "stuck (a frozen or overloaded host, a network partition). The connection "
+                    "was closed and its transaction rolled back (unless the server had already "
+                    "received its COMMIT: saving the same key again replaces the run either "
+                    "way); retry later, or give a larger client_timeout in the URL"
+                ) from None
+            mapped = operation_failure(
+                self.location, exc, self.lock_timeout, self.statement_timeout
+            )
             if mapped is None:
                 raise
             raise mapped from None
 
     @contextmanager
-    def _leased(self) -> Iterator[PostgresCursor]:
-        with self._failures(), self._pool.get().connection() as connection:
-            yield PostgresCursor(connection, self._begin_write)
+    def _leased(self, deadline: bool = True) -> Iterator[PostgresCursor]:
+        seconds = self.client_timeout if deadline else None
+        with (
+            self._failures() as alarms,
+            self._pool.get().connection() as connection,
+            WATCHDOG.armed(connection.fileno(), seconds) as alarm,
+        ):
+            alarms.append(alarm)
+            yield PostgresCursor(connection, self._begin_write, alarm)
 
     @contextmanager
     def cursor(self) -> Iterator[PostgresCursor]:
@@ -170,24 +223,23 @@ class PostgresBackend(Backend):
         """Rewrite the tables without dead rows (``VACUUM FULL``), the points sorted by series
         (``CLUSTER``) if ``recluster``. Each table is locked while it is rewritten: reads and
         writes of it wait (writes at most ``lock_timeout``)."""
-        with self._leased() as cur:  # autocommit: VACUUM and CLUSTER run outside transactions
-            tables = cur.table_names()
-            if recluster:
-                cur.execute("CLUSTER points USING points_by_series")
-                tables.remove("points")
-            cur.execute(f"VACUUM (FULL, ANALYZE) {', '.join(tables)}")
-            if recluster:
-                cur.execute("ANALYZE points")
+        # Rewriting a large table takes as long as it takes: no deadline, no statement timeout.
+        with self._leased(deadline=False) as cur:  # autocommit: VACUUM and CLUSTER run outside
+            tables = cur.table_names()  # transactions
+            cur.execute("SET statement_timeout = 0")
+            try:
+                if recluster:
+                    cur.execute("CLUSTER points USING points_by_series")
+                    tables.remove("points")
+                cur.execute(f"VACUUM (FULL, ANALYZE) {', '.join(tables)}")
+                if recluster:
+                    cur.execute("ANALYZE points")
+            finally:
+                cur.execute(f"SET statement_timeout = '{round(self.statement_timeout * 1000)}ms'")
 
     def close(self) -> None:
         """Close this process's pooled connections (a later operation opens new ones)."""
         self._pool.close()
-
-
-def _configure(connection: psycopg.Connection[Any]) -> None:
-    # Text parameters as ``text`` (not "unknown"), so ``unnest(?)`` of a list of str has a type.
-    connection.adapters.register_dumper(str, StrDumper)
-    connection.execute("SET TIME ZONE 'UTC'")
 
 
 class _Pool:

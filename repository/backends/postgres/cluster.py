@@ -163,15 +163,25 @@ class TemporaryCluster:
     def cpu_seconds(self) -> float:
         """CPU time used so far by the server's processes that are alive (Linux ``/proc``): the
         server's share of an operation, where the client's own CPU time shows only its part."""
+        ticks = sum(int(fields[11]) + int(fields[12]) for fields in self._processes().values())
+        return ticks / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def pids(self) -> list[int]:
+        """The server's processes (Linux ``/proc``): the postmaster and every backend and helper
+        it started, e.g. to freeze the server with ``SIGSTOP`` as a hung host would be."""
+        return sorted(self._processes())
+
+    def _processes(self) -> dict[int, list[str]]:
+        """The fields of ``/proc/PID/stat`` after the name, of the server's processes."""
         assert self.folder is not None, "the cluster is not running"
         postmaster = int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
-        ticks = 0
+        found = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             with contextlib.suppress(OSError, ValueError, IndexError):
                 fields = stat.read_text().rsplit(")", 1)[1].split()
                 if int(stat.parent.name) == postmaster or int(fields[1]) == postmaster:
-                    ticks += int(fields[11]) + int(fields[12])  # utime, stime
-        return ticks / os.sysconf("SC_CLK_TCK")
+                    found[int(stat.parent.name)] = fields
+        return found
 
     def log(self) -> str:
         """The server's log so far."""

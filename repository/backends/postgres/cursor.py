@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from repository.backends.base import Cursor, Row
 from repository.backends.dialects import POSTGRES
+from repository.backends.postgres.watchdog import Alarm
 
 TEXT_MAP = pa.map_(pa.string(), pa.string())
 # Arrow types of the PostgreSQL types (by OID) the repository's queries return.
@@ -93,10 +94,15 @@ class PostgresCursor(Cursor):
 
     dialect = POSTGRES
 
-    def __init__(self, connection: psycopg.Connection[Any], begin_write: str) -> None:
+    def __init__(
+        self, connection: psycopg.Connection[Any], begin_write: str, alarm: Alarm | None = None
+    ) -> None:
         self._connection = connection
         self._cur = connection.cursor()
         self._begin_write = begin_write
+        # The operation's client-side deadline (``watchdog``): renewed whenever the server
+        # answers, so that it bounds a silent wait, not a long operation.
+        self._alarm = alarm or Alarm(-1, None)
 
     @property
     def native(self) -> PostgresCursor:
@@ -109,6 +115,7 @@ class PostgresCursor(Cursor):
         return self._cur.description
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> PostgresCursor:
+        self._alarm.renew()
         self._cur.execute(*_query(sql, params))
         return self
 
@@ -126,6 +133,7 @@ class PostgresCursor(Cursor):
         self, sql: str, params: Sequence[object] = (), schema: pa.Schema | None = None
     ) -> pa.Table:
         # Binary results: numbers, times and payloads arrive without text parsing.
+        self._alarm.renew()
         rows = self._cur.execute(*_query(sql, params), binary=True).fetchall()
         return _table(self._cur.description, rows, schema)
 
@@ -134,9 +142,12 @@ class PostgresCursor(Cursor):
     ) -> Iterator[pa.RecordBatch]:
         # A server-side cursor: the result is fetched ``rows`` at a time, never whole.
         with self._connection.cursor(name=f"batches_{uuid.uuid4().hex}") as named:
+            self._alarm.renew()
             named.execute(*_query(sql, params), binary=True)
             while chunk := named.fetchmany(rows):
+                self._alarm.renew()  # the consumer's time between batches is not a wait
                 yield from _table(named.description, chunk, schema).to_batches()
+                self._alarm.renew()
 
     @contextmanager
     def staged(self, **tables: pa.Table) -> Iterator[None]:
@@ -146,7 +157,10 @@ class PostgresCursor(Cursor):
             self.execute(f"CREATE TEMP TABLE {name} ({columns}) ON COMMIT DROP")
             with self._cur.copy(f"COPY {name} FROM STDIN (FORMAT BINARY)".encode()) as copy:
                 copy.set_types([_pg_type(f.type) for f in table.schema])
-                for row in zip(*(column.to_pylist() for column in table.columns), strict=True):
+                rows = zip(*(column.to_pylist() for column in table.columns), strict=True)
+                for count, row in enumerate(rows):
+                    if count % 4096 == 0:
+                        self._alarm.renew()
                     copy.write_row(row)
             # Autovacuum never sees temporary tables: without statistics the planner guesses
             # their size and distinct values, and joins a 10k-point run as if it had a few rows.
@@ -179,9 +193,11 @@ class PostgresCursor(Cursor):
 
     @contextmanager
     def _transaction(self, begin: str) -> Iterator[None]:
+        self._alarm.renew()
         self._cur.execute(begin.encode())
         try:
             yield
+            self._alarm.renew()
             self._cur.execute(b"COMMIT")
         except BaseException:
             # A failed COMMIT has already ended the transaction; a lost connection cannot.

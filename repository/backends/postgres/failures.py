@@ -9,6 +9,7 @@ from repository.backends.postgres.url import Location
 from repository.errors import (
     RepositoryAuthenticationError,
     RepositoryError,
+    RepositoryFullError,
     RepositoryLockedError,
     RepositoryOpenError,
     RepositoryUnavailableError,
@@ -27,7 +28,10 @@ _UNREACHABLE = (
     "connection refused",
     "could not connect",
     "timeout expired",
-    "could not translate host name",
+    "could not translate host name",  # libpq's DNS failure
+    "failed to resolve host",  # psycopg 3.3's (it resolves names itself before libpq)
+    "name or service not known",
+    "temporary failure in name resolution",
     "server closed the connection",
     "network is unreachable",
     "no route to host",
@@ -66,11 +70,25 @@ def open_failure(location: Location, exc: psycopg.Error) -> RepositoryOpenError:
 
 
 def operation_failure(
-    location: Location, exc: psycopg.Error, lock_timeout: float
+    location: Location, exc: psycopg.Error, lock_timeout: float, statement_timeout: float = 0.0
 ) -> RepositoryError | None:
     """The repository error for a failure during an operation (None: not the store's fault,
     e.g. an error in SQL a user wrote; raise the driver's error as it is)."""
     said = location.scrub(str(exc).strip())
+    if isinstance(exc, psycopg.errors.QueryCanceled) and "statement timeout" in said.lower():
+        return RepositoryUnavailableError(
+            f"the PostgreSQL server of {location.display} cancelled a statement that ran longer "
+            f"than {statement_timeout:g} s (statement_timeout; waiting for the write lock may "
+            f"add lock_timeout): the server is overloaded, or the operation is too large. "
+            "Nothing of the operation was written; retry later, or give a larger "
+            f"statement_timeout in the URL (PostgreSQL said: {said})"
+        )
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return RepositoryFullError(
+            f"the PostgreSQL server of {location.display} has no space left on its disk: the "
+            "write was rolled back and earlier runs are intact. Free space on the server, then "
+            f"retry (PostgreSQL said: {said})"
+        )
     if isinstance(exc, psycopg.errors.LockNotAvailable):
         return RepositoryLockedError(
             f"{location.display}: another writer held the repository's write lock for "
