@@ -7,6 +7,7 @@ README.md and docs/*.md are collected as tests by Sybil; tests/test_docs.py says
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -21,11 +22,20 @@ __all__ = ["doc_page", "pytest_collect_file", "pytest_collection_modifyitems", "
 
 
 @pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    """One local Spark for the whole session; only tests that ask for it start a JVM."""
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """One local Spark for the whole session; only tests that ask for it start a JVM.
+
+    The JVM starts in a folder of its own: what Spark writes relative to its working directory
+    (spark-warehouse, streaming checkpoints given as relative paths) stays out of the checkout.
+    """
     from anomaly.spark import build_session
 
-    session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
+    before = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("spark"))
+    try:
+        session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
+    finally:
+        os.chdir(before)
     yield session
     session.stop()
 

@@ -15,9 +15,9 @@ Tool: Sybil (``sybil[pytest]``), chosen over pytest-markdown-docs because the pa
 What runs:
 - ``python`` blocks run in the page's namespace, in order; a block that is a signature or an
   outline is tagged ``text``, not ``python``.
-- ``yaml`` blocks are parsed; a block whose top-level keys are all config-file keys is a whole
-  config and is validated with `anomaly.service.load_config` (with placeholder values for its
-  ``${VARIABLES}``); the others are fragments of one.
+- ``yaml`` blocks are parsed; a block whose top-level keys are config-file keys, ``sources`` and
+  ``scans`` among them, is a whole config and is validated with `anomaly.service.load_config`
+  (with placeholder values for its ``${VARIABLES}``); the others are fragments of one.
 - ``bash`` (shell commands), ``sql``, ``json`` and ``text`` blocks and untagged output blocks are
   not run: the commands are the CLI's, tested in tests/anomaly/test_cli.py and the service tests.
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,8 +58,9 @@ def check_yaml(example: Example) -> None:
 
     text = str(example.parsed)
     data = yaml.safe_load(text)
-    if not isinstance(data, dict) or "scans" not in data or not set(data) <= config_keys():
-        return  # a fragment of a config (one key's value, a list of metrics)
+    whole = isinstance(data, dict) and {"sources", "scans"} <= set(data) <= config_keys()
+    if not whole:
+        return  # a fragment of a config (a scan, one key's value, a list of metrics)
     path = Path(os.getcwd()) / "docs-config.yml"
     path.write_text(text, encoding="utf-8")
     load_config(path, env={name: f"https://placeholder/{name}" for name in VARIABLE.findall(text)})
@@ -98,6 +100,12 @@ def doc_page(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> I
     )
     spark_before = files.getWorkingDirectory()
     files.setWorkingDirectory(jvm.org.apache.hadoop.fs.Path(str(home)))
+    # Streaming checkpoints are resolved against the JVM's own working directory all the same
+    # (Spark opens them through Hadoop's FileContext): what a page leaves there is removed, when
+    # that is the temporary folder the `spark` fixture started the JVM in.
+    spark_home = Path(jvm.java.lang.System.getProperty("user.dir"))
+    ours = spark_home.is_relative_to(tmp_path_factory.getbasetemp())
+    spark_home_before = set(spark_home.iterdir()) if ours else set()
     try:
         yield home
     finally:
@@ -114,6 +122,8 @@ def doc_page(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> I
                 spark.sql(f"DROP TABLE IF EXISTS `{table.name}`")
         for key, value in settings.items():
             spark.conf.set(key, value)
+        for left in (set(spark_home.iterdir()) - spark_home_before) if ours else ():
+            shutil.rmtree(left) if left.is_dir() else left.unlink()
 
 
 def group_pages_per_worker(items: list[pytest.Item]) -> None:
