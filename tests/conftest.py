@@ -1,5 +1,6 @@
-"""Session-scoped fixtures shared by every test package: one local Spark, and one throwaway
-PostgreSQL server per test process, for the tests that run on both repository backends.
+"""Session-scoped fixtures shared by every test package: one throwaway PostgreSQL server per
+test process, for the tests that run on both repository backends. (The one local Spark, `spark`,
+is in the top-level conftest.py: the documentation's examples share it.)
 
 ``repo_location`` is parametrised over ``BACKENDS``: a test using it is a contract both backends
 must meet. ``postgres_location`` gives a test (or a wider-scoped fixture) a schema of its own.
@@ -11,26 +12,12 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
 from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
 
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
 BACKENDS = ("duckdb", "postgresql")
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[SparkSession]:
-    """One local Spark for the whole session; only tests that ask for it start a JVM."""
-    from anomaly.spark import build_session
-
-    session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
-    yield session
-    session.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,47 @@
+"""What every test path shares: one local Spark per test process, and the documentation's pages.
+
+`spark` lives here, above tests/ and docs/, so that the test suite, the packages' doctests and
+the code blocks of README.md and docs/*.md all use the same session (one JVM per process).
+README.md and docs/*.md are collected as tests by Sybil; tests/test_docs.py says why and how.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.test_docs import DOCS, doc_page, group_pages_per_worker
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+__all__ = ["doc_page", "pytest_collect_file", "pytest_collection_modifyitems", "spark"]
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    """One local Spark for the whole session; only tests that ask for it start a JVM.
+
+    The JVM starts in a folder of its own: what Spark writes relative to its working directory
+    (spark-warehouse, streaming checkpoints given as relative paths) stays out of the checkout.
+    """
+    from anomaly.spark import build_session
+
+    before = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("spark"))
+    try:
+        session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
+    finally:
+        os.chdir(before)
+    yield session
+    session.stop()
+
+
+pytest_collect_file = DOCS.pytest()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    group_pages_per_worker(items)

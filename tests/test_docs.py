@@ -1,0 +1,177 @@
+"""The documentation runs: every code block of README.md and docs/*.md is a test.
+
+Tool: Sybil (``sybil[pytest]``), chosen over pytest-markdown-docs because the pages need
+- **one namespace per page**: a page's blocks build on each other as a reader reads them
+  (Sybil's default; pytest-markdown-docs needs a ``continuation`` tag on every later block);
+- **a per-page preamble**: an HTML comment ``<!-- invisible-code-block: python ... -->`` makes the
+  small data a page's example reads, invisible on GitHub but run first (pytest-markdown-docs has
+  only one global setup hook for all pages);
+- **a skip that says why**: ``<!-- skip: next "needs a Kafka broker" -->`` reports the reason
+  in pytest's output, and the page says the same in words;
+- **pytest fixtures in the page**: ``spark`` is the suite's session-scoped local Spark (one JVM
+  per test process), and ``doc_page`` a fresh working directory per page, so relative paths such
+  as ``metrics.duckdb`` land in a temporary folder.
+
+What runs:
+- ``python`` blocks run in the page's namespace, in order; a block that is a signature or an
+  outline is tagged ``text``, not ``python``.
+- ``yaml`` blocks are parsed; a block whose top-level keys are config-file keys, ``sources`` and
+  ``scans`` among them, is a whole config and is validated with `anomaly.service.load_config`
+  (with placeholder values for its ``${VARIABLES}``); the others are fragments of one.
+- ``bash`` (shell commands), ``sql``, ``json`` and ``text`` blocks and untagged output blocks are
+  not run: the commands are the CLI's, tested in tests/anomaly/test_cli.py and the service tests.
+
+A page's blocks are one group for pytest-xdist (``--dist loadgroup`` in pyproject.toml), so one
+worker runs a whole page in order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import yaml
+from sybil import Example, Sybil
+from sybil.integration.pytest import SybilItem
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = ("README.md", "docs/*.md")
+RUN = {"python", "yaml"}
+NOT_RUN = {"bash", "sql", "json", "text", ""}
+FENCE = re.compile(r"^\s*```(\S*)\s*$", re.MULTILINE)
+SKIP = re.compile(r"<!--\s*skip:\s*next(.*?)-->")
+VARIABLE = re.compile(r"\$\{(\w+)")
+
+
+def check_yaml(example: Example) -> None:
+    """Parse a yaml block; validate it as a config file when it is a whole one."""
+    from anomaly.service import load_config
+
+    text = str(example.parsed)
+    data = yaml.safe_load(text)
+    whole = isinstance(data, dict) and {"sources", "scans"} <= set(data) <= config_keys()
+    if not whole:
+        return  # a fragment of a config (a scan, one key's value, a list of metrics)
+    path = Path(os.getcwd()) / "docs-config.yml"
+    path.write_text(text, encoding="utf-8")
+    load_config(path, env={name: f"https://placeholder/{name}" for name in VARIABLE.findall(text)})
+
+
+def config_keys() -> set[str]:
+    from anomaly.service import ServiceConfig
+
+    return set(ServiceConfig.model_fields)
+
+
+DOCS = Sybil(
+    parsers=[
+        PythonCodeBlockParser(),
+        CodeBlockParser("yaml", evaluator=check_yaml),
+        SkipParser(),
+    ],
+    patterns=PAGES,
+    path=str(ROOT),
+    fixtures=["spark", "doc_page"],
+)
+
+
+@pytest.fixture(scope="module")
+def doc_page(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A page's working directory; afterwards its streams, tables, views and settings are gone."""
+    home = tmp_path_factory.mktemp("doc_page")
+    tables = {table.name for table in spark.catalog.listTables()}
+    settings = {key: str(spark.conf.get(key)) for key in ("spark.sql.shuffle.partitions",)}
+    before = os.getcwd()
+    os.chdir(home)
+    # Spark resolves a relative path against its JVM's working directory, not Python's: point
+    # the local file system there too, so "comments.parquet" is the page's file for both.
+    jvm: Any = spark.sparkContext._jvm
+    files = jvm.org.apache.hadoop.fs.FileSystem.getLocal(
+        spark.sparkContext._jsc.hadoopConfiguration()
+    )
+    spark_before = files.getWorkingDirectory()
+    files.setWorkingDirectory(jvm.org.apache.hadoop.fs.Path(str(home)))
+    # Streaming checkpoints are resolved against the JVM's own working directory all the same
+    # (Spark opens them through Hadoop's FileContext): what a page leaves there is removed, when
+    # that is the temporary folder the `spark` fixture started the JVM in.
+    spark_home = Path(jvm.java.lang.System.getProperty("user.dir"))
+    ours = spark_home.is_relative_to(tmp_path_factory.getbasetemp())
+    spark_home_before = set(spark_home.iterdir()) if ours else set()
+    try:
+        yield home
+    finally:
+        os.chdir(before)
+        files.setWorkingDirectory(spark_before)
+        for query in spark.streams.active:
+            query.stop()
+        for table in spark.catalog.listTables():
+            if table.name in tables:
+                continue
+            if table.isTemporary:
+                spark.catalog.dropTempView(table.name)
+            else:
+                spark.sql(f"DROP TABLE IF EXISTS `{table.name}`")
+        for key, value in settings.items():
+            spark.conf.set(key, value)
+        for left in (set(spark_home.iterdir()) - spark_home_before) if ours else ():
+            shutil.rmtree(left) if left.is_dir() else left.unlink()
+
+
+def group_pages_per_worker(items: list[pytest.Item]) -> None:
+    """Keep each page's blocks on one xdist worker: they share the page's namespace."""
+    for item in items:
+        if isinstance(item, SybilItem):
+            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(ROOT))))
+
+
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def fences(text: str) -> list[str]:
+    """The info string of every opening fence of a page."""
+    tags, opening = [], True
+    for match in FENCE.finditer(text):
+        if opening:
+            tags.append(match.group(1))
+        opening = not opening
+    return tags
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda page: page.name)
+def test_every_block_runs_or_is_of_a_kind_that_does_not(page: Path) -> None:
+    """A block tagged ``py`` or ``Python`` would be skipped silently: tags are from a list."""
+    unknown = [tag for tag in fences(page.read_text(encoding="utf-8")) if tag not in RUN | NOT_RUN]
+    assert not unknown, f"{page.name}: code blocks tagged {unknown}; use one of {RUN | NOT_RUN}"
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda page: page.name)
+def test_every_skipped_block_says_why(page: Path) -> None:
+    reasons = SKIP.findall(page.read_text(encoding="utf-8"))
+    assert all(re.fullmatch(r'\s*"[^"]{10,}"\s*', reason) for reason in reasons), reasons
+
+
+def test_sybil_collects_every_python_block() -> None:
+    """The parser sees as many Python blocks as the pages have (a fence Sybil misreads fails)."""
+    for page in pages():
+        document = DOCS.parse(page)
+        found = sum(
+            example.region.lexemes.get("arguments") == "python" for example in document.examples()
+        )
+        text = page.read_text(encoding="utf-8")
+        shown = fences(text).count("python")
+        hidden = len(re.findall(r"<!--\s*invisible-code-block:\s*python", text))
+        assert found == shown + hidden, page.name
+
+
+def test_the_pages_are_collected() -> None:
+    assert all(DOCS.should_parse(page) for page in pages())
