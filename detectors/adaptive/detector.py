@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
-from detectors.adaptive import calendar, limits, persistence, scale_choice, stuck
+from detectors.adaptive import calendar, limits, persistence, scale_choice, stuck, young
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
@@ -314,15 +314,23 @@ class Adaptive(MatrixDetector):
         x = values - offset
         learn = learn & np.isfinite(x)
         transforms = Transforms.choose(np.where(learn, x, np.nan), deciding)
-        transforms = transforms.as_identity() if identity else transforms
+        # A share that sat at 0 (or 1) for its first week is a ratio, not a count, when the
+        # domain says so: a first row of the category is not a count leaving zero.
+        ratio = limits.check_domain(self.domain)[1] <= 1.0
+        transforms = transforms.as_identity() if identity or ratio else transforms
         y = transforms.forward(x)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
         fc = smooth(y, learn, seasons_for_periods(periods), settings, slots, (x, transforms))
         # A count forecast below zero (a night the seasons overshoot) expects zero, not less.
         forecast = np.maximum(fc.forecast, transforms.floor()[:, None])
         error = np.where(np.isnan(fc.error), np.nan, y - forecast)
-        fc = replace(fc, forecast=forecast, error=error)
         history: IntArray = np.cumsum(learn, axis=1) - learn
+        seen = np.isfinite(values)
+        newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
+        floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest,
+                                   fc.ready & (history >= self.min_history))  # fmt: skip
+        scale = np.where(np.isfinite(fc.scale), np.fmax(fc.scale, floor), fc.scale)
+        fc = replace(fc, forecast=forecast, error=error, scale=scale)
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
         ready = fc.ready & (history >= self.min_history) & ~np.isnan(x)
