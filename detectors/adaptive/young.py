@@ -27,6 +27,10 @@ MIN_ERRORS = 3
 """A row's scale enters the pool once it rests on this many errors."""
 FADE = 7.0
 """Errors after which the floor starts to fade (a week of daily points)."""
+SHARE = 0.25
+"""A row that has moved keeps at least this share of its peers' median scale: enough that a
+fluke of a few exactly repeated values is no zero-width band, little enough that a row much
+quieter than its peers is still judged by its own errors."""
 UNMOVED = 0.75
 """A row whose every error was zero (a completeness that never moved) has nothing of its own
 to say how far a move goes, or where it stands among its peers: its floor is this quantile of
@@ -80,6 +84,6 @@ def pooled_floor(
         back = np.clip(columns[None, :] + (width - 1 - newest[rows, None]), 0, width - 1)
         never = scale[rows] == 0
         peers = np.where(never, wide[back], typical[back])
-        fade = np.where(never, 1.0, np.minimum(1.0, FADE / np.maximum(count[rows], 1)))
+        fade = np.where(never, 1.0, SHARE * np.minimum(1.0, FADE / np.maximum(count[rows], 1)))
         floor[rows] = np.where(np.isfinite(peers), peers * fade, 0.0)
     return floor
