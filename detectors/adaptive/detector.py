@@ -83,7 +83,8 @@ class Adaptive(MatrixDetector):
         Series judged in one call (the groups of a check, the series of a scan) learn from
         each other how heavy their errors' tails are: a series whose few errors look light
         while the others' are heavy gets the heavier band, never a narrower one
-        (:mod:`detectors.adaptive.pooling`). ``False``: every series is judged on its own
+        (:mod:`detectors.adaptive.pooling`), and a young series' scale is floored by theirs
+        (:mod:`detectors.adaptive.young`). ``False``: every series is judged on its own
         errors only, so its verdicts do not depend on the other series in the call.
     domain
         ``(lower, upper)``: the values the metric can take (``(0.0, 1.0)`` for ratios,
@@ -327,8 +328,8 @@ class Adaptive(MatrixDetector):
         history: IntArray = np.cumsum(learn, axis=1) - learn
         seen = np.isfinite(values)
         newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
-        floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest,
-                                   fc.ready & (history >= self.min_history))  # fmt: skip
+        asked = fc.ready & (history >= self.min_history) & np.bool_(self.share_tails)
+        floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest, asked)
         scale = np.where(np.isfinite(fc.scale), np.fmax(fc.scale, floor), fc.scale)
         fc = replace(fc, forecast=forecast, error=error, scale=scale)
         with np.errstate(divide="ignore", invalid="ignore"):

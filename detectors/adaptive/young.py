@@ -10,8 +10,8 @@ scale (rows on the same transform, matched at the same distance from their newes
 :mod:`detectors.adaptive.pooling` matches them) floors a young row's scale, with a weight that
 fades as the row's own errors grow in number: ``FADE / errors`` of the pooled scale once past
 ``FADE`` errors, unless every error of the row was zero (``UNMOVED``). The floor only widens:
-a row whose own scale is larger keeps it, and a single series, or fewer than ``MIN_ROWS`` rows
-of a kind, is judged exactly as before.
+a row whose own scale is larger keeps it, and a single series, fewer than ``MIN_ROWS`` rows of
+a kind, or ``Adaptive(share_tails=False)`` are judged exactly as before.
 """
 
 from __future__ import annotations
