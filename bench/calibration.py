@@ -18,11 +18,17 @@ The 1,000 series of a family are judged in one call, as a scan or a grouped chec
 groups, so they share what they teach about tail heaviness (``share_tails``, the default); the
 last columns judge every series alone (``share_tails=False``: a single series, a backtest).
 
+Short daily histories (14-120 points, where most data-quality metrics live): six daily families
+(trend + weekly and t(3) noise among them), 4,000 series of 120 days each judged in one call
+from the 7th point, the ratio measured on the first 30 points and on the points after them.
+
     python3 bench/calibration.py            # writes bench/results/calibration.json
+    python3 bench/calibration.py --short    # only the short histories, writes nothing
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,59 +41,71 @@ from detectors import Adaptive
 
 SERIES, DAYS = 1_000, 365
 RATES = (0.01, 0.001, 0.0001)
-Family = Callable[[np.random.Generator, pd.DatetimeIndex], np.ndarray]
+Family = Callable[[np.random.Generator, pd.DatetimeIndex, int], np.ndarray]
+SHORT_SERIES, SHORT_DAYS, FIRST_JUDGED, EARLY = 4_000, 120, 6, 30
+"""Short daily histories: 120 days judged from the 7th point, the first 30 points apart."""
 
 
-def normal_noise(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
-    level = 10 ** rng.uniform(0, 3, (SERIES, 1))
-    return level * (
-        1 + rng.normal(0, 1, (SERIES, len(times))) * rng.uniform(0.005, 0.05, (SERIES, 1))
-    )
+def normal_noise(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
+    level = 10 ** rng.uniform(0, 3, (n, 1))
+    return level * (1 + rng.normal(0, 1, (n, len(times))) * rng.uniform(0.005, 0.05, (n, 1)))
 
 
-def daily_counts(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
+def daily_counts(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
     weekend = np.asarray(times.dayofweek) >= 5
-    level = 10 ** rng.uniform(2, 6, (SERIES, 1)) * np.where(
-        weekend, rng.uniform(0.4, 0.8, (SERIES, 1)), 1.0
-    )
-    noise = rng.lognormal(0, rng.uniform(0.01, 0.05, (SERIES, 1)), (SERIES, len(times)))
+    level = 10 ** rng.uniform(2, 6, (n, 1)) * np.where(weekend, rng.uniform(0.4, 0.8, (n, 1)), 1.0)
+    noise = rng.lognormal(0, rng.uniform(0.01, 0.05, (n, 1)), (n, len(times)))
     return rng.poisson(level * noise).astype(float)
 
 
-def hourly_counts(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
+def hourly_counts(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
     hour, weekday = np.asarray(times.hour), np.asarray(times.dayofweek)
-    night = rng.uniform(0.1, 0.4, (SERIES, 1))
+    night = rng.uniform(0.1, 0.4, (n, 1))
     day = night + (1 - night) * np.clip(np.sin(np.pi * (hour - 6) / 16), 0, None) ** 1.5
-    week = np.where(weekday >= 5, rng.uniform(0.4, 0.9, (SERIES, 1)), 1.0)
-    level = 10 ** rng.uniform(2, 4, (SERIES, 1)) * day * week
-    noise = rng.lognormal(0, rng.uniform(0.01, 0.05, (SERIES, 1)), (SERIES, len(times)))
+    week = np.where(weekday >= 5, rng.uniform(0.4, 0.9, (n, 1)), 1.0)
+    level = 10 ** rng.uniform(2, 4, (n, 1)) * day * week
+    noise = rng.lognormal(0, rng.uniform(0.01, 0.05, (n, 1)), (n, len(times)))
     return rng.poisson(level * noise).astype(float)
 
 
-def wandering_mean(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
-    walk = np.zeros((SERIES, len(times)))
+def wandering_mean(
+    rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES
+) -> np.ndarray:
+    walk = np.zeros((n, len(times)))
     for t in range(1, len(times)):
-        walk[:, t] = 0.9 * walk[:, t - 1] + rng.normal(0, 0.5, SERIES)
+        walk[:, t] = 0.9 * walk[:, t - 1] + rng.normal(0, 0.5, n)
     return 50 + walk + rng.normal(0, 1, walk.shape)
 
 
-def growing_table(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
+def growing_table(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
     weekend = np.asarray(times.dayofweek) >= 5
-    start = 10 ** rng.uniform(4, 7, (SERIES, 1))
-    share = rng.uniform(0.001, 0.01, (SERIES, 1))
-    batch = (
-        start * share * np.where(weekend, 0.5, 1.0) * rng.lognormal(0, 0.1, (SERIES, len(times)))
-    )
+    start = 10 ** rng.uniform(4, 7, (n, 1))
+    share = rng.uniform(0.001, 0.01, (n, 1))
+    batch = start * share * np.where(weekend, 0.5, 1.0) * rng.lognormal(0, 0.1, (n, len(times)))
     return np.round(start + np.cumsum(batch, axis=1))
 
 
-def small_counts(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
-    return rng.poisson(rng.uniform(0.5, 8, (SERIES, 1)), (SERIES, len(times))).astype(float)
+def small_counts(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
+    return rng.poisson(rng.uniform(0.5, 8, (n, 1)), (n, len(times))).astype(float)
 
 
-def heavy_tails(rng: np.random.Generator, times: pd.DatetimeIndex) -> np.ndarray:
-    df = rng.uniform(3, 5, (SERIES, 1))
-    return 100 + 5 * rng.standard_t(df, (SERIES, len(times)))
+def heavy_tails(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
+    df = rng.uniform(3, 5, (n, 1))
+    return 100 + 5 * rng.standard_t(df, (n, len(times)))
+
+
+def trend_weekly(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
+    weekend = np.asarray(times.dayofweek) >= 5
+    days = np.arange(len(times))
+    growth = 1 + rng.uniform(-0.003, 0.01, (n, 1)) * days
+    level = 10 ** rng.uniform(2, 5, (n, 1)) * growth
+    level = level * np.where(weekend, rng.uniform(0.4, 0.9, (n, 1)), 1.0)
+    noise = rng.lognormal(0, rng.uniform(0.02, 0.08, (n, 1)), (n, len(times)))
+    return rng.poisson(level * noise).astype(float)
+
+
+def t3_noise(rng: np.random.Generator, times: pd.DatetimeIndex, n: int = SERIES) -> np.ndarray:
+    return 100 + 5 * rng.standard_t(3, (n, len(times)))
 
 
 FAMILIES: dict[str, tuple[Family, str]] = {
@@ -101,11 +119,43 @@ FAMILIES: dict[str, tuple[Family, str]] = {
 }
 
 
+SHORT_FAMILIES: dict[str, Family] = {
+    "normal noise": normal_noise,
+    "daily row counts": daily_counts,
+    "trend + weekly": trend_weekly,
+    "wandering mean": wandering_mean,
+    "small counts": small_counts,
+    "t(3) noise": t3_noise,
+}
+
+
+def measure_short(name: str, make: Family, seed: int) -> dict[str, Any]:
+    """False-alert ratios of one family of short daily series judged from the 7th point, in
+    the first ``EARLY`` points and after them."""
+    times = pd.date_range("2025-01-06", periods=SHORT_DAYS, freq="D")
+    values = make(np.random.default_rng([seed, len(name), 7]), times, SHORT_SERIES)
+    stamps = np.tile(times.to_numpy(), (SHORT_SERIES, 1))
+    lengths = np.full(SHORT_SERIES, SHORT_DAYS)
+    starts = np.full(SHORT_SERIES, FIRST_JUDGED)
+    found: dict[str, Any] = {}
+    for rate in RATES:
+        detector = Adaptive(false_alarm_rate=rate).at_times(stamps)
+        codes = detector.evaluate_matrix(values, lengths, starts).codes
+        for part, cells in (("early", slice(0, EARLY)), ("late", slice(EARLY, None))):
+            judged = np.isin(codes[:, cells], (0, 1))
+            alerts = int((codes[:, cells] == 1).sum())
+            entry = found.setdefault(part, {"checks": int(judged.sum()), "alerts": {},
+                                            "ratio": {}})  # fmt: skip
+            entry["alerts"][str(rate)] = alerts
+            entry["ratio"][str(rate)] = alerts / max(int(judged.sum()), 1) / rate
+    return found
+
+
 def measure(name: str, make: Family, freq: str, seed: int, share: bool) -> dict[str, Any]:
     """False-alert shares of one family, one run of the detector per rate."""
     points = DAYS if freq == "D" else 28 * 24
     times = pd.date_range("2025-01-06", periods=points, freq=freq)
-    values = make(np.random.default_rng([seed, len(name)]), times)
+    values = make(np.random.default_rng([seed, len(name)]), times, SERIES)
     stamps = np.tile(times.to_numpy(), (SERIES, 1))
     lengths, starts = np.full(SERIES, points), np.zeros(SERIES, np.int64)
     shares, checks, started = {}, 0, time.process_time()
@@ -120,8 +170,9 @@ def measure(name: str, make: Family, freq: str, seed: int, share: bool) -> dict[
 
 
 def main() -> None:
+    only_short = "--short" in sys.argv  # iterate on short histories; writes nothing
     rows, payload = [], {}
-    for name, (make, freq) in FAMILIES.items():
+    for name, (make, freq) in {} if only_short else FAMILIES.items():
         found = measure(name, make, freq, seed=2026, share=True)
         alone = measure(name, make, freq, seed=2026, share=False)
         payload[name] = {**found, "alone": alone}
@@ -131,8 +182,26 @@ def main() -> None:
                      *(f"{alone['ratio'][str(r)]:.2f}" for r in RATES)])  # fmt: skip
     headers = ["family", "checks", *(f"rate {r:g}" for r in RATES), "within 2x",
                *(f"alone {r:g}" for r in RATES)]  # fmt: skip
-    print_table(headers, rows)
-    path = write_results("calibration", {"series_per_family": SERIES, "families": payload})
+    if rows:
+        print_table(headers, rows)
+    short, short_rows = {}, []
+    for name, make in SHORT_FAMILIES.items():
+        short[name] = found = measure_short(name, make, seed=2029)
+        cells = [found[part]["ratio"][str(r)] for part in ("early", "late") for r in RATES]
+        ok = "yes" if all(0.5 <= x <= 2.0 for x in cells) else "no"
+        short_rows.append([name, f"{found['early']['checks']:,}", f"{found['late']['checks']:,}",
+                           *(f"{x:.2f}" for x in cells), ok])  # fmt: skip
+    print(f"\nShort daily histories ({SHORT_SERIES:,} series of {SHORT_DAYS} days, judged from"
+          f" the 7th point): first {EARLY} points | after them")  # fmt: skip
+    print_table(["family", "checks early", "checks after",
+                 *(f"early {r:g}" for r in RATES), *(f"after {r:g}" for r in RATES),
+                 "within 2x"], short_rows)  # fmt: skip
+    if only_short:
+        return
+    path = write_results("calibration", {"series_per_family": SERIES, "families": payload,
+                                         "short": {"series_per_family": SHORT_SERIES,
+                                                   "days": SHORT_DAYS, "early": EARLY,
+                                                   "families": short}})  # fmt: skip
     print(f"\nwrote {path}")
 
 

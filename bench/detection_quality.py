@@ -23,20 +23,27 @@ the series without incidents, overall and per family.
    (or at the end), with at most 150 points of history, next to the cheap detectors on exactly
    the same points.
 
+4. ``--daily``: the daily, short-history regime alone (``bench/daily.py``): 14-120 daily
+   points judged from the 7th, generated and real families, the peers' rules as baselines,
+   recall at matched false-alert rates; writes the ``daily`` section of the JSON (the other
+   sections are kept) and ``docs/images/daily-operating-curves.png``.
+
     python3 bench/detection_quality.py             # writes bench/results/detection_quality.json
     python3 bench/detection_quality.py --quick     # 1 in 4 series, no subsample run, no JSON
+    python3 bench/detection_quality.py --daily     # the daily regime (--quick: 1 in 4, no JSON)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
-from common import print_table, write_results  # puts the repository root first on sys.path
+from common import RESULTS, print_table, write_results  # puts the repository root first on sys.path
 from data import benchmark
 
 from anomaly.backtest import LabeledSeries, Score, backtest
@@ -287,7 +294,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1 in 4 series, no slow detectors")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--daily", action="store_true", help="the daily, short-history regime")
+    parser.add_argument("--no-prophet", action="store_true", help="--daily without Prophet")
     args = parser.parse_args()
+    if args.daily:
+        daily(args.jobs, args.quick, not args.no_prophet)
+        return
     series = _dataset()
     step = 4 if args.quick else 1
     split = {s: [k for k, one in enumerate(series) if one.info["split"] == s][::step]
@@ -319,6 +331,7 @@ def main() -> None:
         "targets": verdict,
         "dev": dev,
         "test": test,
+        **({"daily": _existing()["daily"]} if "daily" in _existing() else {}),
     }  # fmt: skip
     if not args.quick:
         sample = [k for k in split["test"] if series[k].info["id"] % 10 == 0]
@@ -336,6 +349,25 @@ def main() -> None:
         payload["seconds"] = time.perf_counter() - started
         print(f"\nwrote {write_results('detection_quality', payload)}")
     print(f"{time.perf_counter() - started:.0f} s")
+
+
+def _existing() -> dict[str, Any]:
+    path = RESULTS / "detection_quality.json"
+    found: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    found.pop("machine", None)
+    return found
+
+
+def daily(jobs: int, quick: bool, prophet: bool) -> None:
+    """The daily regime alone; its section replaces the JSON's ``daily`` (full runs only)."""
+    from daily_report import PLOT
+    from daily_report import main as run_daily
+
+    section = run_daily(jobs, quick, prophet)
+    if not quick:
+        print(f"\nwrote {write_results('detection_quality', {**_existing(), 'daily': section})}")
+        print(f"wrote {PLOT}")
+    print(f"{section['seconds']:.0f} s")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
@@ -10,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
-from detectors.adaptive import calendar, persistence, scale_choice, stuck
+from detectors.adaptive import calendar, limits, persistence, scale_choice, stuck, young
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.seasons import (
@@ -82,8 +83,15 @@ class Adaptive(MatrixDetector):
         Series judged in one call (the groups of a check, the series of a scan) learn from
         each other how heavy their errors' tails are: a series whose few errors look light
         while the others' are heavy gets the heavier band, never a narrower one
-        (:mod:`detectors.adaptive.pooling`). ``False``: every series is judged on its own
+        (:mod:`detectors.adaptive.pooling`), and a young series' scale is floored by theirs
+        (:mod:`detectors.adaptive.young`). ``False``: every series is judged on its own
         errors only, so its verdicts do not depend on the other series in the call.
+    domain
+        ``(lower, upper)``: the values the metric can take (``(0.0, 1.0)`` for ratios,
+        completeness and shares, ``(0.0, math.inf)`` for counts and sizes; ``None``: any).
+        Bands are cut to it, and a value outside it is flagged with p-value 0. Every band is
+        also finite and reaches at most ``limits.RANGE_REACH`` times the series' observed range
+        beyond it (:mod:`detectors.adaptive.limits`). ``with_domain`` sets it per metric.
     spacing
         Seconds between points; the time-aware layers (``detect_series``, ``detect_frame``,
         scans, checks) set it from the timestamps (``with_spacing``).
@@ -101,6 +109,10 @@ class Adaptive(MatrixDetector):
     >>> shifted = np.r_[rng.normal(50, 1, 40), rng.normal(70, 1, 40)]  # a lasting shift
     >>> [a.index for a in Adaptive(season=None).detect(shifted)]
     [40]
+    >>> share = Adaptive(season=None).with_domain(0.0, 1.0)
+    >>> band = share.evaluate(np.r_[rng.normal(0.25, 0.1, 30).clip(0, 1), 0.5], (30, 31))
+    >>> float(band.lower[0]) >= 0.0, float(band.upper[0]) <= 1.0
+    (True, True)
     >>> frozen = np.r_[rng.normal(20, 2, 60).round(2), np.full(10, 21.37)]  # a stale source
     >>> [a.index for a in Adaptive(season=None).detect(frozen)]
     [63]
@@ -114,6 +126,7 @@ class Adaptive(MatrixDetector):
     min_history: int = 5
     share_tails: bool = True
     spacing: float | None = None
+    domain: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         check_open_fraction("false_alarm_rate", self.false_alarm_rate)
@@ -130,6 +143,20 @@ class Adaptive(MatrixDetector):
         ):
             raise InvalidParameterError("spacing", "must be a number of seconds > 0", self.spacing)
         self._fixed_periods()  # validates ``season``
+        if self.domain is not None:  # a config's list becomes a hashable pair of floats
+            object.__setattr__(self, "domain", limits.check_domain(self.domain))
+
+    def with_domain(self, lower: float | None, upper: float | None) -> Adaptive:
+        """This detector for a metric whose values lie in ``[lower, upper]`` (``None``: that
+        side unbounded), e.g. ``detector.with_domain(0.0, 1.0)`` for a completeness.
+
+        >>> Adaptive().with_domain(0, None).domain
+        (0.0, inf)
+        """
+        low = -math.inf if lower is None else lower
+        high = math.inf if upper is None else upper
+        domain = limits.check_domain((low, high))
+        return self if domain == self.domain else replace(self, domain=domain)
 
     def _fixed_periods(self) -> tuple[int, ...] | None:
         """The periods given explicitly (``None`` for ``"auto"``)."""
@@ -288,15 +315,23 @@ class Adaptive(MatrixDetector):
         x = values - offset
         learn = learn & np.isfinite(x)
         transforms = Transforms.choose(np.where(learn, x, np.nan), deciding)
-        transforms = transforms.as_identity() if identity else transforms
+        # A share that sat at 0 (or 1) for its first week is a ratio, not a count, when the
+        # domain says so: a first row of the category is not a count leaving zero.
+        ratio = limits.check_domain(self.domain)[1] <= 1.0
+        transforms = transforms.as_identity() if identity or ratio else transforms
         y = transforms.forward(x)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
         fc = smooth(y, learn, seasons_for_periods(periods), settings, slots, (x, transforms))
         # A count forecast below zero (a night the seasons overshoot) expects zero, not less.
         forecast = np.maximum(fc.forecast, transforms.floor()[:, None])
         error = np.where(np.isnan(fc.error), np.nan, y - forecast)
-        fc = replace(fc, forecast=forecast, error=error)
         history: IntArray = np.cumsum(learn, axis=1) - learn
+        seen = np.isfinite(values)
+        newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
+        asked = fc.ready & (history >= self.min_history) & np.bool_(self.share_tails)
+        floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest, asked)
+        scale = np.where(np.isfinite(fc.scale), np.fmax(fc.scale, floor), fc.scale)
+        fc = replace(fc, forecast=forecast, error=error, scale=scale)
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
         ready = fc.ready & (history >= self.min_history) & ~np.isnan(x)
@@ -311,14 +346,20 @@ class Adaptive(MatrixDetector):
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset, self.side,
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
+        domain = limits.check_domain(self.domain)
+        lower, upper = limits.sane_band(lower, upper, limits.observed_reach(values, learn),
+                                        needed, domain, self.side)  # fmt: skip
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = needed & (offset == 0).all(axis=1, keepdims=True) & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)
         p = np.minimum.reduce([p / POINT_SHARE, p_lasting / persistence.SHARE,
                                p_stale / stuck.SHARE, np.ones(p.shape)])  # fmt: skip
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
-        flagged = outside(values[needed], lower[needed], upper[needed]) | stale[needed]
-        codes[needed] = np.where(flagged, ANOMALY, OK)
+        beyond = outside(values[needed], lower[needed], upper[needed])
+        codes[needed] = np.where(beyond | stale[needed], ANOMALY, OK)
+        # Beyond a band the limits cut: as surprising as the rate allows, or impossible.
+        p[needed] = np.where(beyond, np.minimum(p[needed], self.false_alarm_rate), p[needed])
+        p[needed & limits.out_of_domain(values, domain)] = 0.0
         codes[np.isnan(values)] = MISSING
         confidence = np.where(needed, 1.0 - p, np.nan)
         kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)

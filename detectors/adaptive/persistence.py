@@ -2,8 +2,8 @@
 standardised one-step errors.
 
 The smoother follows a moderate shift within a few points, so no single error is extreme; the
-errors it leaves on the way all have one sign, and their running sum (less an allowance of
-``ALLOWANCE`` standard deviations per point, clipped so one outlier cannot trigger it alone)
+errors it leaves on the way all have one sign, and their running sum (less an allowance per
+point, clipped so one outlier cannot trigger it alone: :mod:`detectors.adaptive.cusum_shape`)
 crosses a threshold set for a false-alarm rate. Errors that follow each other (a series the
 model tracks with a lag) would add up without any change, so each step is divided by the
 long-run standard deviation ``sqrt((1 + r) / (1 - r))`` of the series' own lag-one error
@@ -26,17 +26,10 @@ from numpy.typing import NDArray
 FloatMatrix = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
 
-ALLOWANCE = 0.5
-CLIP = 2.5
 SCALE = 0.175
 DECAY = 1.05
 SHARE = 0.2
 """The share of the false-alarm rate spent on lasting changes."""
-MEMORY = 0.98
-"""Per point, the weight kept by the running error autocorrelation (about 50 points)."""
-MAX_AUTOCORRELATION = 0.9
-NORMAL_MAE = math.sqrt(2.0 / math.pi)
-"""Errors are standardised by a mean absolute error; this makes them standard deviations."""
 
 
 def threshold(rate: float) -> float:

@@ -18,8 +18,8 @@ seasons of the series) runs over each transformed series:
   away from a value it repeated (in value units, mapped onto the transformed scale where the
   series is now), once it has repeated values ``GRAIN_REPEATS`` times: a metric that sits at 0
   and now and then shows one null row learns that one null row is normal, a large count that
-  repeats once by chance learns nothing (a constant ratio keeps a zero-width band; a constant
-  count of one or more moves by whole units, so its grain is one unit before it has moved);
+  repeats once by chance learns nothing (a constant ratio keeps a zero-width band; a count of
+  one or more moves by whole units, so its grain is at most one unit from the start);
 * ordinary errors move the level by ``level_rate * e`` and each seasonal component by
   ``season_rate`` of what is left; how noisy each phase of the first season is relative to the
   series is learnt too (nights of counts that touch zero are noisier than their days on any
@@ -189,14 +189,16 @@ def _floor(
 
     x, transforms = (y, None) if units is None else units
     last, step, repeats = grain_state(np.ascontiguousarray(x, dtype=np.float64), usable)
+    whole = np.zeros(y.shape, bool)
     if transforms is not None:
-        # A count that has not moved yet still moves by whole units: twelve flights a day for a
-        # week, then eleven, is one unit, not an infinitely unlikely change (a count at 0 has
-        # no such grain: its first rows are news).
-        unmoved = transforms.counts[:, None] & np.isinf(step) & (last >= 1)
-        step = np.where(unmoved, 1.0, step)
+        # A count moves by whole units, whether or not it has repeated yet: twelve flights a
+        # day for a week, then eleven, is one unit, not an infinitely unlikely change, and a
+        # small count whose second week repeats its first to the unit (8, 12, 9, 12) has not
+        # stopped varying (a count at 0 has no such grain: its first rows are news).
+        whole = transforms.counts[:, None] & (last >= 1)
+        step = np.where(whole, np.minimum(step, 1.0), step)
     floor = np.zeros(y.shape)
-    grained = np.isfinite(step) & (repeats >= GRAIN_REPEATS)
+    grained = np.isfinite(step) & ((repeats >= GRAIN_REPEATS) | whole)
     if not grained.any():
         return floor
     rows = np.flatnonzero(grained.any(axis=1))

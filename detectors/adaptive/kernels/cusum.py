@@ -7,14 +7,14 @@ import math
 import numpy as np
 from numba import njit
 
-from detectors.adaptive.kernels import BoolMatrix, FloatMatrix
-from detectors.adaptive.persistence import (
+from detectors.adaptive.cusum_shape import (
     ALLOWANCE,
     CLIP,
     MAX_AUTOCORRELATION,
     MEMORY,
     NORMAL_MAE,
 )
+from detectors.adaptive.kernels import BoolMatrix, FloatMatrix
 
 
 @njit(cache=True, nogil=True)

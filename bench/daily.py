@@ -1,0 +1,278 @@
+"""Detection on daily, short histories: operating curves of ``Adaptive`` and the peers' rules at
+matched false-alert rates (``bench/data/daily.py`` describes the series).
+
+Every detector is replayed walk-forward with ``anomaly.backtest`` from the 7th point of each
+series (each point judged only on the points before it, as a scheduled check would), once per
+sensitivity of its sweep (``SPECS``). For each family and overall, and each operating point:
+false alerts per 100 clean checks (alerts on points not labelled as an incident, over those
+points; holidays and one-off events count as clean) and incident recall (an incident is found
+when any of its labelled points alerts: ``anomaly/backtest/scoring.py``). **Recall at a
+matched false-alert rate** ``r`` is the best recall among the sweep's operating points with at
+most ``r`` false alerts per 100 clean checks (no interpolation; a detector with none that
+quiet gets 0, the recall of never alerting).
+
+Tuning a detector: score a candidate on the development split only, from Python::
+
+    import sys; sys.path[:0] = ["bench"]          # from the repository root
+    from daily import evaluate
+    from detectors import Adaptive
+    table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate))        # split="dev"
+    table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate), quick=True)  # 1/4, faster
+
+``evaluate(factory, levels=FAR_LEVELS, default=0.001)`` prints, per family, the candidate's
+recall at each matched rate next to the best peer's (from the committed
+``bench/results/detection_quality.json``, same dev series) and its F1 at ``default``, and
+returns the same as a dict. Nobody looks at the test split while choosing parameters: it is
+run by ``python3 bench/detection_quality.py --daily`` for the report.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from data.daily import FIRST_JUDGED, SERIES_PER_FAMILY, series
+from peers import DQOpsPercentile, SodaProphet, ZScore
+
+from anomaly.backtest import Score, backtest
+from detectors import Adaptive, OnlineNormal, RobustMAD
+from detectors.evaluation import ANOMALY
+
+FA_TARGETS = (0.05, 0.1, 0.3, 1.0)
+"""False alerts per 100 clean checks at which recall is compared."""
+FAR_LEVELS = (1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
+SD_LEVELS = (2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0, 10.0, 15.0, 20.0, 30.0, 50.0)
+PERCENT_LEVELS = (10.0, 5.0, 2.0, 1.0, 0.5, 0.1, 0.01, 1e-3, 1e-4, 1e-6, 1e-8, 1e-10)
+WIDTH_LEVELS = (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
+PROPHET_EVERY = 20
+"""Prophet fits a model per check (0.2-0.7 s): it runs on 1 in ``PROPHET_EVERY`` test series,
+all their judged points, next to every other detector on exactly the same series."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A detector's sweep: ``make(level)`` for each level; ``defaults`` are its named operating
+    points (the first is the one a user gets); ``peer`` says it is a baseline."""
+
+    make: Callable[[Any], Any]
+    levels: Sequence[Any]
+    defaults: dict[str, Any]
+    peer: bool = True
+    slow: bool = False
+    label: Callable[[Any], str] = field(default=lambda level: f"{level:g}")
+
+
+def _prophet(level: Any) -> SodaProphet:
+    width, kind = level
+    return SodaProphet(interval_width=width, level=kind)
+
+
+DEFAULT = "Adaptive()"
+SPECS: dict[str, Spec] = {
+    DEFAULT: Spec(lambda r: Adaptive(false_alarm_rate=r), FAR_LEVELS, {"default": 0.001}, False),
+    "OnlineNormal()": Spec(lambda k: OnlineNormal(k, k), SD_LEVELS, {"default": 3.0}, False),
+    "Elementary z-score (judged day in window)": Spec(
+        lambda z: ZScore(z), SD_LEVELS, {"sensitivity 3": 3.0}
+    ),
+    "14-day rolling z-score": Spec(
+        lambda z: ZScore(z, include_current=False), SD_LEVELS, {"3 sd": 3.0}
+    ),
+    "DQOps percentile (30 days)": Spec(
+        lambda p: DQOpsPercentile(p), PERCENT_LEVELS, {"warning 1%": 1.0, "fatal 0.1%": 0.1}
+    ),
+    "Deequ OnlineNormal (exact)": Spec(
+        lambda k: OnlineNormal(k, k, include_current_point=True), SD_LEVELS, {"3 sd": 3.0}
+    ),
+    "rolling median/MAD (14 days)": Spec(
+        lambda k: RobustMAD(k, k, window=14, min_history=FIRST_JUDGED), SD_LEVELS, {"3.5": 3.5}
+    ),
+    "Soda Prophet": Spec(
+        _prophet,
+        [*((w, "warn") for w in WIDTH_LEVELS), (0.999, "fail")],
+        {"warn": (0.999, "warn"), "fail": (0.999, "fail")},
+        slow=True,
+        label=lambda level: f"{level[0]:g} {level[1]}",
+    ),
+}
+
+_EXTRA: dict[str, Spec] = {}  # candidates of evaluate(), inherited by forked workers
+
+
+def _spec(name: str) -> Spec:
+    return _EXTRA[name] if name in _EXTRA else SPECS[name]
+
+
+def replay(task: tuple[str, int, list[int], list[str]]) -> list[Any]:
+    """``(series id, spec, level label, Score, [(incident type, subtle, found)])`` for each
+    series of the task and each level of each spec named."""
+    split, per_family, ids, names = task
+    data = series(split, per_family)
+    records = []
+    for k in ids:
+        one = data[k]
+        named = {
+            (n, spec.label(level)): spec.make(level)
+            for n in names
+            for spec in [_spec(n)]
+            for level in spec.levels
+        }
+        result = backtest(
+            one, {f"{n}|{lab}": d for (n, lab), d in named.items()}, since=one.times[FIRST_JUDGED]
+        )
+        for n, lab in named:
+            ev = result.evaluations[(f"{n}|{lab}", 0)]
+            alerts = set(ev.index[ev.codes == ANOMALY].tolist())
+            found = [
+                (i["type"], i["subtle"], any(p in alerts for p in range(i["first"], i["last"] + 1)))
+                for i in one.info["incidents"]
+            ]
+            records.append((k, n, lab, result.score(f"{n}|{lab}"), found))
+    return records
+
+
+def run(split: str, names: list[str], ids: list[int], jobs: int, per_family: int) -> list[Any]:
+    """Replay ``names`` on the series ``ids`` of ``split`` in ``jobs`` forked workers."""
+    series(split, per_family)  # built once here, inherited by the workers
+    chunks = [(split, per_family, ids[j :: jobs * 8], names) for j in range(jobs * 8)]
+    if jobs == 1:
+        return [r for chunk in chunks for r in replay(chunk)]
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        return [r for part in pool.map(replay, chunks) for r in part]
+
+
+def curves(records: list[Any], split: str, per_family: int) -> dict[str, Any]:
+    """Per spec, per family (and ``all``): one row per level with false alerts per 100 clean
+    checks, recall, precision and F1; and recall of subtle and obvious incidents."""
+    data = series(split, per_family)
+    sums: dict[tuple[str, str, str], Score] = {}
+    kinds: dict[tuple[str, str, str, bool], list[int]] = {}
+    for k, name, lab, score, found in records:
+        for family in (data[k].info["family"], "all"):
+            key = (name, lab, family)
+            sums[key] = sums.get(key, Score()) + score
+            for _, subtle, hit in found:
+                kinds.setdefault((*key, subtle), [0, 0])
+                kinds[(*key, subtle)][0] += hit
+                kinds[(*key, subtle)][1] += 1
+    out: dict[str, Any] = {}
+    for (name, lab, family), s in sums.items():
+        subtle, obvious = (
+            kinds.get((name, lab, family, True)),
+            kinds.get((name, lab, family, False)),
+        )
+        out.setdefault(name, {}).setdefault(family, []).append(
+            {
+                "level": lab,
+                "fa_per_100": 100 * _nan0(s.false_alert_rate),
+                "recall": _nan0(s.recall),
+                "precision": s.precision,
+                "f1": _nan0(s.f1),
+                "incidents": s.incidents,
+                "clean_checks": s.normal_points,
+                "false_alerts": s.false_alerts,
+                "recall_subtle": subtle[0] / subtle[1] if subtle else None,
+                "recall_obvious": obvious[0] / obvious[1] if obvious else None,
+            }
+        )
+    return out
+
+
+def _nan0(value: float) -> float:
+    return 0.0 if value != value else float(value)
+
+
+def matched(rows: list[dict[str, Any]], target: float) -> tuple[float, str | None]:
+    """Best recall (and its level) among operating points with at most ``target`` false alerts
+    per 100 clean checks; ``(0.0, None)`` when none is that quiet."""
+    quiet = [r for r in rows if r["fa_per_100"] <= target + 1e-12]
+    if not quiet:
+        return 0.0, None
+    best = max(quiet, key=lambda r: (r["recall"], -r["fa_per_100"]))
+    return best["recall"], best["level"]
+
+
+def summarise(found: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """Per spec and family: recall at each matched rate, F1 at the default operating points and
+    the best F1 over the sweep."""
+    out: dict[str, Any] = {}
+    for name in names:
+        spec = _spec(name)
+        for family, rows in found.get(name, {}).items():
+            by_level = {r["level"]: r for r in rows}
+            best = max(rows, key=lambda r: r["f1"])
+            out.setdefault(name, {})[family] = {
+                "recall_at": {
+                    f"{t:g}": dict(zip(("recall", "level"), matched(rows, t), strict=True))
+                    for t in FA_TARGETS
+                },
+                "defaults": {
+                    point: {
+                        key: by_level[spec.label(level)][key]
+                        for key in ("f1", "recall", "fa_per_100", "precision")
+                    }
+                    for point, level in spec.defaults.items()
+                },
+                "best_f1": {"f1": best["f1"], "level": best["level"]},
+            }
+    return out
+
+
+def measure(
+    split: str,
+    names: list[str],
+    jobs: int = 2,
+    per_family: int = SERIES_PER_FAMILY,
+    ids: list[int] | None = None,
+) -> dict[str, Any]:
+    """Curves and summaries of ``names`` on ``split`` (all its series, or ``ids``)."""
+    chosen = list(range(len(series(split, per_family)))) if ids is None else ids
+    started = time.perf_counter()
+    records = run(split, names, chosen, jobs, per_family)
+    found = curves(records, split, per_family)
+    return {
+        "curves": found,
+        "summary": summarise(found, names),
+        "series": len(chosen),
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def evaluate(
+    factory: Callable[[Any], Any],
+    levels: Sequence[Any] = FAR_LEVELS,
+    *,
+    default: Any = 0.001,
+    split: str = "dev",
+    quick: bool = False,
+    jobs: int = 2,
+    show: bool = True,
+) -> dict[str, Any]:
+    """Score a candidate detector (``factory(level)`` for each sensitivity level) on ``split``
+    (development data unless told otherwise) next to the best peer of the committed results.
+
+    Returns ``{family: {"recall_at": {rate: {"recall", "level"}}, "defaults": {"default": {f1,
+    recall, fa_per_100, precision}}, "best_f1": ..., "best_peer_recall_at": {rate: (recall,
+    peer)}, "best_peer_f1": (f1, peer)}}``.
+    """
+    from daily_report import best_peers, print_candidate
+
+    name = "candidate"
+    _EXTRA[name] = Spec(
+        factory, tuple(levels), {"default": default}, peer=False, label=lambda level: repr(level)
+    )
+    per_family = SERIES_PER_FAMILY // 4 if quick else SERIES_PER_FAMILY
+    try:
+        result = measure(split, [name], jobs, per_family)
+    finally:
+        _EXTRA.pop(name)
+    table = result["summary"].get(name, {})
+    peers = best_peers(split, quick)
+    for family, row in table.items():
+        row.update(peers.get(family, {}))
+    if show:
+        print_candidate(table, split, quick, result["seconds"])
+    return table

@@ -1,0 +1,256 @@
+"""The daily regime's run, tables, verdicts and plot (``python3 bench/detection_quality.py
+--daily``; ``bench/daily.py`` has the definitions and ``evaluate``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from common import RESULTS, print_table
+from daily import (
+    DEFAULT,
+    FA_TARGETS,
+    PROPHET_EVERY,
+    SPECS,
+    curves,
+    run,
+    summarise,
+)
+from data.daily import (
+    DEV_SEED,
+    FIRST_JUDGED,
+    SERIES_PER_FAMILY,
+    TEST_SEED,
+    describe,
+    series,
+)
+from data.daily_real import load
+
+PLOT = Path(__file__).resolve().parents[1] / "docs" / "images" / "daily-operating-curves.png"
+RATES = [f"{t:g}" for t in FA_TARGETS]
+
+
+def peers(names: list[str] | None = None) -> list[str]:
+    return [n for n in (names or list(SPECS)) if SPECS[n].peer]
+
+
+def best_peers(split: str, quick: bool) -> dict[str, Any]:
+    """Per family, the best peer's recall at each matched rate and the best peer F1, from the
+    committed results (empty when the daily section has not been run)."""
+    path = RESULTS / "detection_quality.json"
+    section = json.loads(path.read_text()).get("daily", {}) if path.exists() else {}
+    summary = section.get(f"{split}_quick" if quick else split, {}).get("summary", {})
+    out: dict[str, Any] = {}
+    for name in peers([n for n in summary if n in SPECS]):
+        for family, row in summary[name].items():
+            entry = out.setdefault(family, {"best_peer_recall_at": {}, "best_peer_f1": (-1, "")})
+            for rate in RATES:
+                recall = row["recall_at"][rate]["recall"]
+                if recall > entry["best_peer_recall_at"].get(rate, (-1, ""))[0]:
+                    entry["best_peer_recall_at"][rate] = (recall, name)
+            if row["best_f1"]["f1"] > entry["best_peer_f1"][0]:
+                entry["best_peer_f1"] = (row["best_f1"]["f1"], name)
+    return out
+
+
+def print_candidate(table: dict[str, Any], split: str, quick: bool, seconds: float) -> None:
+    print(
+        f"candidate on {split}{' (quick)' if quick else ''}, {seconds:.0f} s: recall at "
+        "matched false alerts per 100 clean checks (best peer's in brackets)"
+    )
+    rows = []
+    for family, row in sorted(table.items()):
+        peer = row.get("best_peer_recall_at", {})
+        cells = [
+            f"{row['recall_at'][r]['recall']:.2f} ({peer[r][0]:.2f})"
+            if r in peer
+            else f"{row['recall_at'][r]['recall']:.2f}"
+            for r in RATES
+        ]
+        f1 = row["defaults"]["default"]["f1"]
+        best = row.get("best_peer_f1", (float("nan"), ""))[0]
+        rows.append([family, *cells, f"{f1:.2f} ({best:.2f})"])
+    print_table(["family", *(f"@{r}" for r in RATES), "F1 default (best peer F1)"], rows)
+
+
+def recall_table(summary: dict[str, Any], family: str, names: list[str]) -> list[list[Any]]:
+    rows = []
+    for name in names:
+        row = summary.get(name, {}).get(family)
+        if row is None:
+            continue
+        first = next(iter(row["defaults"].values()))
+        rows.append(
+            [
+                name,
+                *(f"{row['recall_at'][r]['recall']:.2f}" for r in RATES),
+                f"{first['f1']:.2f} ({first['fa_per_100']:.2f})",
+                f"{row['best_f1']['f1']:.2f} @ {row['best_f1']['level']}",
+            ]
+        )
+    return rows
+
+
+HEADERS = ["detector", *(f"recall @{r}" for r in RATES), "F1 default (FA/100)", "best F1"]
+
+
+def print_split(title: str, summary: dict[str, Any], names: list[str]) -> None:
+    families = sorted({f for n in names for f in summary.get(n, {})}, key=lambda f: f != "all")
+    for family in families:
+        print(f"\n{title}: {family}")
+        print_table(HEADERS, recall_table(summary, family, names))
+
+
+def verdicts(summary: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """Per family: the issue's targets for the default against the best peer (ties allowed in
+    at most one cell per family; F1 at the default >= the best peer's best F1 + 0.05)."""
+    out = {}
+    for family, own in summary[DEFAULT].items():
+        cells, ties = {}, 0
+        for rate in RATES:
+            mine = own["recall_at"][rate]["recall"]
+            best = max(
+                (
+                    (summary[n][family]["recall_at"][rate]["recall"], n)
+                    for n in peers(names)
+                    if family in summary.get(n, {})
+                ),
+                default=(0.0, ""),
+            )
+            ties += mine == best[0]
+            cells[rate] = {
+                "default": mine,
+                "best_peer": best[0],
+                "peer": best[1],
+                "ok": mine >= best[0],
+            }
+        f1 = own["defaults"]["default"]["f1"]
+        best_f1 = max(
+            (
+                (summary[n][family]["best_f1"]["f1"], n)
+                for n in peers(names)
+                if family in summary.get(n, {})
+            ),
+            default=(0.0, ""),
+        )
+        out[family] = {
+            "recall": cells,
+            "ties": ties,
+            "f1_default": f1,
+            "best_peer_f1": best_f1[0],
+            "best_peer_f1_by": best_f1[1],
+            "met": all(c["ok"] for c in cells.values()) and ties <= 1 and f1 >= best_f1[0] + 0.05,
+        }
+    return out
+
+
+def plot(found: dict[str, Any], names: list[str], title: str) -> Path:
+    """Recall against false alerts per 100 clean checks, one panel per family."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    families = sorted({f for n in names for f in found.get(n, {})}, key=lambda f: f != "all")
+    cols = 4
+    rows = (len(families) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    for ax, family in zip(axes.flat, families, strict=False):
+        for name in names:
+            points = sorted(found.get(name, {}).get(family, []), key=lambda r: r["fa_per_100"])
+            if points:
+                xs = [max(p["fa_per_100"], 0.01) for p in points]
+                style = "-o" if name == DEFAULT else "--."
+                ax.plot(
+                    xs,
+                    [p["recall"] for p in points],
+                    style,
+                    label=name,
+                    markersize=3,
+                    linewidth=2.2 if name == DEFAULT else 1.0,
+                )
+        for target in FA_TARGETS:
+            ax.axvline(target, color="grey", linewidth=0.5, linestyle=":")
+        ax.set_xscale("log")
+        ax.set_xlim(0.01, 30)
+        ax.set_ylim(0, 1)
+        ax.set_title(family, fontsize=10)
+        ax.set_xlabel("false alerts per 100 clean checks", fontsize=8)
+        ax.set_ylabel("incidents found", fontsize=8)
+    for ax in list(axes.flat)[len(families) :]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    PLOT.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(PLOT, dpi=90)
+    plt.close(fig)
+    return PLOT
+
+
+def _quick_subset(records: list[Any], split: str) -> list[Any]:
+    small = {s.info["key"] for s in series(split, SERIES_PER_FAMILY // 4)}
+    full = series(split)
+    return [r for r in records if full[r[0]].info["key"] in small]
+
+
+def main(jobs: int, quick: bool, prophet: bool) -> dict[str, Any]:
+    """Dev and test runs of every cheap spec, Prophet on the test subsample; prints the tables
+    and returns the JSON section."""
+    started = time.perf_counter()
+    per_family = SERIES_PER_FAMILY // 4 if quick else SERIES_PER_FAMILY
+    cheap = [n for n, s in SPECS.items() if not s.slow]
+    section: dict[str, Any] = {
+        "regime": {
+            "points": "14-120 daily",
+            "first_judged_position": FIRST_JUDGED,
+            "fa_targets_per_100_clean_checks": list(FA_TARGETS),
+            "matched_recall": "best recall among the sweep's operating points with false "
+            "alerts per 100 clean checks <= the target (no interpolation)",
+            "recall": "incidents with at least one alert on a labelled point / incidents",
+            "seeds": {"dev": DEV_SEED, "test": TEST_SEED},
+            "real_series": {
+                s: sorted({r.source for r in load() if r.split == s}) for s in ("dev", "test")
+            },
+            "sweeps": {n: [s.label(v) for v in s.levels] for n, s in SPECS.items()},
+            "defaults": {
+                n: {k: s.label(v) for k, v in s.defaults.items()} for n, s in SPECS.items()
+            },
+        },
+    }
+    for split in ("dev", "test"):
+        data = series(split, per_family)
+        records = run(split, cheap, list(range(len(data))), jobs, per_family)
+        found = curves(records, split, per_family)
+        summary = summarise(found, cheap)
+        section[split] = {
+            "families": describe(data),
+            "summary": summary,
+            "curves": found,
+            "verdict": verdicts(summary, cheap),
+        }
+        if not quick:
+            small = _quick_subset(records, split)
+            section[f"{split}_quick"] = {
+                "summary": summarise(curves(small, split, per_family), cheap)
+            }
+        print_split(f"{split} ({len(data)} series)", summary, cheap)
+        if split == "test":
+            plot(found, cheap, "daily, 14-120 points, test split: recall vs false alerts")
+        if split == "test" and prophet:
+            ids = [k for k in range(len(data)) if k % PROPHET_EVERY == 0]
+            slow = run(split, ["Soda Prophet"], ids, jobs, per_family)
+            both = [r for r in records if r[0] in set(ids)] + slow
+            names = [*cheap, "Soda Prophet"]
+            sub = summarise(curves(both, split, per_family), names)
+            section["test_prophet_subsample"] = {
+                "series": len(ids),
+                "summary": sub,
+                "verdict": verdicts(sub, names),
+            }
+            print_split(f"test subsample with Prophet ({len(ids)} series)", sub, names)
+    section["seconds"] = round(time.perf_counter() - started, 1)
+    return section
