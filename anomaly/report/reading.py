@@ -18,7 +18,10 @@ from repository import Annotation, MetricsRepository
 from repository.backends.dialects import Dialect
 from repository.results import Cursor, fetch_arrow, first_row
 
-KNOWN_SCAN_LOG_COLUMNS = ("scan_id", "scan", "started_at", "ended_at", "status", "error")
+KNOWN_SCAN_LOG_COLUMNS = (
+    "scan_id", "scan", "started_at", "ended_at", "status", "error",
+    "host", "pid", "process_start",  # the process of an execution (schema version 6)
+)  # fmt: skip
 KNOWN_VERDICT_COLUMNS = (
     "run_id", "run_timestamp", "timestamp", "dataset", "tags", "metric_id", "group_key",
     "group_values", "value", "lower", "upper", "detector", "score", "detail", "status",

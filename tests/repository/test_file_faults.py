@@ -26,7 +26,7 @@ from repository import (
     RepositoryIOError,
     RepositoryLockedError,
 )
-from tests.repository.conftest import ROOT, key, size
+from tests.repository.conftest import ROOT, UNDO_V6, key, raw_sql, size
 
 pytestmark = pytest.mark.faults
 
@@ -129,6 +129,21 @@ def test_a_read_only_mount_without_a_lock_file_can_be_read(tmp_path: Path) -> No
     (source / "metrics.duckdb.lock").unlink()  # e.g. copied without it
     with _mounted(tmp_path / "ro", ["--bind", str(source)], ["-o", "remount,bind,ro"]) as ro:
         assert MetricsRepository(ro / "metrics.duckdb").history("Size(*)").tolist() == [7.0]
+
+
+def test_an_older_repository_on_a_read_only_mount_says_it_needs_migrating(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    with MetricsRepository(source / "metrics.duckdb") as repo:
+        repo.save(key(0), [size(7.0)])
+    raw_sql(source / "metrics.duckdb", *UNDO_V6, "DELETE FROM schema_version WHERE version = 6")
+    migrate = r"must be migrated .* once where it can be written"
+    with (
+        _mounted(tmp_path / "ro", ["--bind", str(source)], ["-o", "remount,bind,ro"]) as ro,
+        pytest.raises(RepositoryIOError, match=migrate),
+    ):
+        MetricsRepository(ro / "metrics.duckdb")
+    assert MetricsRepository(source / "metrics.duckdb").history("Size(*)").tolist() == [7.0]
 
 
 # Compacts the repository; the test kills it once the compaction's copy appears.

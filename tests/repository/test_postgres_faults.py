@@ -60,16 +60,19 @@ def _frozen(cluster: TemporaryCluster, longest: float = 90.0) -> Iterator[None]:
     host would be; thawed after the block, or after ``longest`` seconds whatever happens (so
     that a test of code that would wait forever fails instead of hanging)."""
     pids = cluster.pids()
-    thaw = threading.Timer(longest, lambda: [os.kill(p, signal.SIGCONT) for p in pids])
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
+
+    def signal_all(number: signal.Signals) -> None:
+        for pid in pids:
+            os.kill(pid, number)
+
+    thaw = threading.Timer(longest, signal_all, [signal.SIGCONT])
+    signal_all(signal.SIGSTOP)
     thaw.start()
     try:
         yield
     finally:
         thaw.cancel()
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
+        signal_all(signal.SIGCONT)
 
 
 @pytest.fixture

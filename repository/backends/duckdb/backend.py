@@ -57,7 +57,7 @@ from repository.backends.duckdb.host import (
     registry,
 )
 from repository.backends.duckdb.locking import FIRST_DELAY, FileLock, backoff
-from repository.errors import RepositoryError
+from repository.errors import RepositoryError, RepositoryIOError
 
 _running_here = threading.local()  # per thread: attachment key -> operations it is running
 # A forked child starts with no attachment (see ``host``): none of its operations is running.
@@ -319,7 +319,14 @@ class DuckDBBackend(Backend):
         if not current:  # an older schema: migrate it under the exclusive lock
             self._close(attachment)
             attachment.left = None
-            self._open(attachment, True)
+            try:
+                self._open(attachment, True)
+            except RepositoryIOError as exc:
+                raise RepositoryIOError(
+                    f"{self.target} was written by an older release and must be migrated to "
+                    "this release's schema once, which needs write access: open it once where "
+                    f"it can be written. {exc}"
+                ) from exc
 
     def _close(self, attachment: Attachment) -> None:
         if attachment.writable is None:
