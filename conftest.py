@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.test_docs import DOCS, doc_page, group_pages_per_worker
+from tests.test_docs import collect_page, doc_page
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["doc_page", "pytest_collect_file", "pytest_collection_modifyitems", "spark"]
+__all__ = ["doc_page", "pytest_collect_file", "spark"]
 
 
 @pytest.fixture(scope="session")
@@ -40,8 +40,4 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     session.stop()
 
 
-pytest_collect_file = DOCS.pytest()
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    group_pages_per_worker(items)
+pytest_collect_file = collect_page

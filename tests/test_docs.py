@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 from sybil import Example, Sybil
-from sybil.integration.pytest import SybilItem
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
 if TYPE_CHECKING:
@@ -126,11 +125,16 @@ def doc_page(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> I
             shutil.rmtree(left) if left.is_dir() else left.unlink()
 
 
-def group_pages_per_worker(items: list[pytest.Item]) -> None:
-    """Keep each page's blocks on one xdist worker: they share the page's namespace."""
-    for item in items:
-        if isinstance(item, SybilItem):
-            item.add_marker(pytest.mark.xdist_group(str(item.path.relative_to(ROOT))))
+_collect_with_sybil = DOCS.pytest()
+
+
+def collect_page(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A documentation page as a test file, its blocks kept on one xdist worker (they share
+    the page's namespace): the page carries the ``xdist_group`` mark its blocks inherit."""
+    page = _collect_with_sybil(file_path, parent)
+    if page is not None:
+        page.add_marker(pytest.mark.xdist_group(str(file_path.relative_to(ROOT))))
+    return page
 
 
 def pages() -> list[Path]:
@@ -175,3 +179,15 @@ def test_sybil_collects_every_python_block() -> None:
 
 def test_the_pages_are_collected() -> None:
     assert all(DOCS.should_parse(page) for page in pages())
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda page: page.name)
+def test_every_python_block_is_python_even_when_skipped(page: Path) -> None:
+    """A block tagged python parses (a signature or an outline with ``...`` is text)."""
+    text = page.read_text(encoding="utf-8")
+    for block in re.finditer(r"^```python\n(.*?)^```", text, re.MULTILINE | re.DOTALL):
+        line = text[: block.start()].count("\n") + 1
+        try:
+            compile(block.group(1), f"{page.name}:{line}", "exec")
+        except SyntaxError as error:
+            pytest.fail(f"{page.name}, the block at line {line} is not Python: {error}")
