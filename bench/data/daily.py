@@ -29,8 +29,8 @@ from . import daily_incidents, daily_real, daily_shapes
 SPLITS = ("dev", "test")
 DEV_SEED, TEST_SEED = 290_001, 290_002
 SEEDS = {"dev": DEV_SEED, "test": TEST_SEED}
-SERIES_PER_FAMILY = 120
-WINDOWS_PER_REAL_SERIES = 4
+SERIES_PER_FAMILY = 60
+WINDOWS_PER_REAL_SERIES = 2
 MIN_POINTS, MAX_POINTS = 14, 120
 FIRST_JUDGED = 6
 """Position of the first judged point (the 7th): the six before it are history only."""
