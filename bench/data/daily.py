@@ -16,6 +16,7 @@ airports, stations, years, sources). Tune on ``dev`` only; ``test`` is for the r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -89,16 +90,7 @@ def series(split: str, per_family: int = SERIES_PER_FAMILY) -> tuple[LabeledSeri
             )
             keys.append(f"{real.source}/{real.kind}/{w}")
     return tuple(
-        LabeledSeries(
-            s.metric_id,
-            s.group,
-            s.times,
-            s.values,
-            s.incident,
-            s.expected,
-            s.excluded,
-            {**s.info, "split": split, "id": k, "key": key},
-        )
+        replace(s, info={**s.info, "split": split, "id": k, "key": key})
         for k, (s, key) in enumerate(zip(found, keys, strict=True))
     )
 
