@@ -13,7 +13,7 @@ quiet gets 0, the recall of never alerting).
 
 Tuning a detector: score a candidate on the development split only, from Python::
 
-    import sys; sys.path[:0] = ["bench"]          # from the repository root
+    import sys; sys.path.append("bench")          # from the repository root
     from daily import evaluate
     from detectors import Adaptive
     table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate))        # split="dev"
@@ -35,6 +35,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import common  # noqa: F401  (the repository root first on sys.path: bench/ shadows packages)
 from data.daily import FIRST_JUDGED, SERIES_PER_FAMILY, series
 from peers import DQOpsPercentile, SodaProphet, ZScore
 
