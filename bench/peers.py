@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -146,13 +147,18 @@ class DQOpsPercentile(_WalkingRule):
 
     def _halves(self, values: FloatArray, centre: float, tail: float) -> tuple[float, float]:
         """(upper, lower) bounds from the values above and below ``centre``."""
-        t = stats.t.ppf(1.0 - tail, self.degrees_of_freedom)
+        t = _t_quantile(1.0 - tail, self.degrees_of_freedom)
         out = []
         for part, sign in ((values[values >= centre], 1.0), (values[values <= centre], -1.0)):
             middle = float(np.median(part))
             sd = float(np.std(part, ddof=1)) if len(part) > 1 else np.nan
             out.append(middle if sd == 0.0 else middle + sign * t * sd)
         return out[0], out[1]
+
+
+@lru_cache(maxsize=256)
+def _t_quantile(p: float, df: float) -> float:
+    return float(stats.t.ppf(p, df))
 
 
 _LOG_QUIET = False

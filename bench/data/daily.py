@@ -16,6 +16,7 @@ airports, stations, years, sources). Tune on ``dev`` only; ``test`` is for the r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -29,8 +30,8 @@ from . import daily_incidents, daily_real, daily_shapes
 SPLITS = ("dev", "test")
 DEV_SEED, TEST_SEED = 290_001, 290_002
 SEEDS = {"dev": DEV_SEED, "test": TEST_SEED}
-SERIES_PER_FAMILY = 120
-WINDOWS_PER_REAL_SERIES = 4
+SERIES_PER_FAMILY = 60
+WINDOWS_PER_REAL_SERIES = 2
 MIN_POINTS, MAX_POINTS = 14, 120
 FIRST_JUDGED = 6
 """Position of the first judged point (the 7th): the six before it are history only."""
@@ -89,16 +90,7 @@ def series(split: str, per_family: int = SERIES_PER_FAMILY) -> tuple[LabeledSeri
             )
             keys.append(f"{real.source}/{real.kind}/{w}")
     return tuple(
-        LabeledSeries(
-            s.metric_id,
-            s.group,
-            s.times,
-            s.values,
-            s.incident,
-            s.expected,
-            s.excluded,
-            {**s.info, "split": split, "id": k, "key": key},
-        )
+        replace(s, info={**s.info, "split": split, "id": k, "key": key})
         for k, (s, key) in enumerate(zip(found, keys, strict=True))
     )
 

@@ -130,21 +130,16 @@ def _births() -> Iterator[RealDaily]:
         yield _series("births", "row_count", _alternate(int(year)), values)
 
 
+def _from_day(values: pd.Series, first: str) -> pd.Series:
+    """Values of consecutive days from ``first`` (the R series carry no dates)."""
+    return pd.Series(values.to_numpy(float), index=pd.date_range(first, periods=len(values)))
+
+
 def _small_sources() -> Iterator[RealDaily]:
-    views = _data("fpp2", "hyndsight")["value"].to_numpy(float)
-    yield _series(
-        "hyndsight",
-        "row_count",
-        "dev",
-        pd.Series(views, index=pd.date_range("2014-04-30", periods=len(views))),
-    )
-    demand = _data("fpp2", "elecdaily")["Demand"].to_numpy(float)
-    yield _series(
-        "elecdaily",
-        "column_mean",
-        "test",
-        pd.Series(demand, index=pd.date_range("2014-01-01", periods=len(demand))),
-    )
+    views = _data("fpp2", "hyndsight")["value"]
+    yield _series("hyndsight", "row_count", "dev", _from_day(views, "2014-04-30"))
+    demand = _data("fpp2", "elecdaily")["Demand"]
+    yield _series("elecdaily", "column_mean", "test", _from_day(demand, "2014-01-01"))
     deaths = _data("dslabs", "pr_death_counts")
     yield _series(
         "pr_deaths",
