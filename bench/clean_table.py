@@ -42,7 +42,8 @@ def clean_table(rng: np.random.Generator) -> dict[str, tuple[np.ndarray, tuple[f
     typical = 10 ** rng.uniform(0.7, 3.7, (GROUPS, 1))  # 5 to 5,000 rows a day
     weekly = np.where(weekday >= 5, rng.uniform(0.5, 1.0, (GROUPS, 1)), 1.0)
     rows = np.maximum(rng.poisson(typical * weekly * rng.lognormal(0, 0.1, (GROUPS, DAYS))), 1)
-    null_rate = np.where(rng.random((GROUPS, 1)) < 0.3, 0.0, 10 ** rng.uniform(-3.5, -1, (GROUPS, 1)))
+    never_null = rng.random((GROUPS, 1)) < 0.3
+    null_rate = np.where(never_null, 0.0, 10 ** rng.uniform(-3.5, -1, (GROUPS, 1)))
     share = rng.uniform(0.02, 0.5, (GROUPS, 1))
     spread = rng.uniform(0.5, 2.0, (GROUPS, 1))
     amounts = rng.normal(0, 1, (GROUPS, DAYS)) * spread * 40 / np.sqrt(rows)
@@ -65,8 +66,9 @@ def backfill(table: dict[str, tuple[np.ndarray, tuple[float, float]]], domains: 
     p_values, flags, judged = [], [], []
     for values, domain in table.values():
         bound = (detector.with_domain(*domain) if domains else detector).at_times(stamps)
-        found = bound.walk_forward_rows(values, np.zeros(GROUPS, np.int64),
-                                        np.full(GROUPS, DAYS), np.ones(values.shape, bool))  # fmt: skip
+        found = bound.walk_forward_rows(
+            values, np.zeros(GROUPS, np.int64), np.full(GROUPS, DAYS), np.ones(values.shape, bool)
+        )
         codes = np.array([e.codes for e in found])
         p = np.array([e.p_value for e in found], dtype=float)
         judged.append(np.isin(codes, (OK, ANOMALY)))

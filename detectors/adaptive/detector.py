@@ -347,8 +347,8 @@ class Adaptive(MatrixDetector):
                                   transforms, needed, offset, self.side,
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
         domain = limits.check_domain(self.domain)
-        lower, upper = limits.sane_band(lower, upper, limits.observed_reach(values, learn),
-                                        needed, domain, self.side)  # fmt: skip
+        reach = limits.observed_reach(values, learn, needed)
+        lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side)
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = needed & (offset == 0).all(axis=1, keepdims=True) & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)

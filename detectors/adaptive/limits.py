@@ -66,21 +66,27 @@ def check_domain(value: object) -> Domain:
     return numbers[0], numbers[1]
 
 
-def observed_reach(values: FloatMatrix, learn: BoolMatrix) -> tuple[FloatMatrix, FloatMatrix]:
-    """Per cell, the lowest and highest value a band there may reach: ``RANGE_REACH`` ranges
-    of the learnt values before it beyond them (NaN before the first)."""
-    seen = np.where(learn & np.isfinite(values), values, np.nan)
+def observed_reach(
+    values: FloatMatrix, learn: BoolMatrix, needed: BoolMatrix
+) -> tuple[FloatMatrix, FloatMatrix]:
+    """Per ``needed`` cell, the lowest and highest value a band there may reach:
+    ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere)."""
     low = np.full(values.shape, np.nan)
     high = np.full(values.shape, np.nan)
-    if values.shape[1] > 1:
-        low[:, 1:] = np.fmin.accumulate(seen, axis=1)[:, :-1]
-        high[:, 1:] = np.fmax.accumulate(seen, axis=1)[:, :-1]
+    if values.shape[1] < 2 or not needed.any():
+        return low, high
+    seen = np.where(learn & np.isfinite(values), values, np.nan)
+    rows, cols = np.nonzero(needed[:, 1:])
+    below = np.fmin.accumulate(seen, axis=1)[rows, cols]
+    above = np.fmax.accumulate(seen, axis=1)[rows, cols]
     with np.errstate(invalid="ignore", over="ignore"):
-        span = high - low
-        span = np.where(span > 0, span, np.fmax(np.abs(low), np.abs(high)))
+        span = above - below
+        span = np.where(span > 0, span, np.fmax(np.abs(below), np.abs(above)))
         span = np.where(span > 0, span, 1.0)
         reach = np.minimum(RANGE_REACH * span, FINITE)
-        return np.clip(low - reach, -FINITE, FINITE), np.clip(high + reach, -FINITE, FINITE)
+        low[rows, cols + 1] = np.clip(below - reach, -FINITE, FINITE)
+        high[rows, cols + 1] = np.clip(above + reach, -FINITE, FINITE)
+    return low, high
 
 
 def sane_band(
@@ -95,24 +101,26 @@ def sane_band(
     :func:`observed_reach`) and to ``domain``; a side ``side`` leaves open stays open (at the
     domain's bound, if it has one).
 
-    >>> reach = observed_reach(np.array([[100.0, 110, 90, 105]]), np.ones((1, 4), bool))
+    >>> values, every = np.array([[100.0, 110, 90, 105]]), np.ones((1, 4), bool)
+    >>> needed = np.array([[False, False, True, True]])
     >>> low, high = sane_band(np.array([[0, 0, -1e230, -50]]), np.array([[0, 0, 4e231, 5e6]]),
-    ...                       reach, np.array([[False, False, True, True]]), (0, math.inf),
+    ...                       observed_reach(values, every, needed), needed, (0, math.inf),
     ...                       "both")
     >>> low[0, 2:].tolist(), high[0, 2:].tolist()
     ([0.0, 0.0], [210.0, 310.0])
     """
-    floor, ceiling = reach
+    cells = np.nonzero(needed)
+    floor, ceiling = reach[0][cells], reach[1][cells]
     with np.errstate(invalid="ignore"):
-        low = np.where(needed, np.clip(np.fmax(lower, floor), floor, ceiling), lower)
-        high = np.where(needed, np.clip(np.fmin(upper, ceiling), floor, ceiling), upper)
+        low = np.clip(np.fmax(lower[cells], floor), floor, ceiling)
+        high = np.clip(np.fmin(upper[cells], ceiling), floor, ceiling)
     if side == "upper":
-        low = np.where(needed, -math.inf, low)
+        low = np.full(low.shape, -math.inf)
     if side == "lower":
-        high = np.where(needed, math.inf, high)
-    low = np.where(needed, np.clip(low, *domain), low)
-    high = np.where(needed, np.clip(high, *domain), high)
-    return low, high
+        high = np.full(high.shape, math.inf)
+    lower, upper = lower.copy(), upper.copy()
+    lower[cells], upper[cells] = np.clip(low, *domain), np.clip(high, *domain)
+    return lower, upper
 
 
 def out_of_domain(values: FloatMatrix, domain: Domain) -> BoolMatrix:

@@ -47,43 +47,61 @@ def pooled_floor(
 ) -> FloatMatrix:
     """Per cell, the floor for its scale (0 where there is none): the median positive scale
     of the rows of its transform ``kinds`` at the same distance before their ``newest``
-    column, times ``min(1, FADE / count)``; computed for the ``needed`` cells.
+    column, times ``SHARE * min(1, FADE / count)`` (a row that never erred: their ``UNMOVED``
+    quantile, unfaded); computed for the ``needed`` cells.
 
     >>> scale = np.array([[0.0, 0.0], [1.0, 2.0], [1.0, 2.0], [3.0, 2.0], [1.0, 4.0],
     ...                   [2.0, 2.0]])
     >>> floor = pooled_floor(scale, np.full((6, 2), 14), np.zeros(6, np.int8),
     ...                      np.full(6, 1), np.ones((6, 2), bool))
     >>> floor[0].tolist(), floor[1].tolist()
-    ([0.5, 1.0], [0.5, 1.0])
+    ([2.0, 2.0], [0.125, 0.25])
     """
     floor = np.zeros(scale.shape)
     groups, width = scale.shape
     if groups < MIN_ROWS or not needed.any():
         return floor
-    usable = np.isfinite(scale) & (scale > 0) & (count >= MIN_ERRORS)
-    pooled = np.where(usable, scale, np.nan)
     columns = np.arange(width)
-    # Aligned column ``c`` holds each row's cell ``c - (width - 1 - newest)``.
-    source = columns[None, :] - (width - 1 - newest[:, None])
-    inside = (source >= 0) & (source < width)
-    at = np.clip(source, 0, width - 1)
-    asked = np.zeros(width, bool)
-    needed_aligned = np.take_along_axis(needed, at, axis=1) & inside
-    asked[needed_aligned.any(axis=0)] = True
+    aligned = bool((newest == newest[0]).all())
+    if aligned:  # a scan's rows end together: columns are aligned
+        asked = needed.any(axis=0)
+        shift = np.zeros(groups, np.int64)
+    else:  # aligned column ``c`` holds each row's cell ``c - shift``
+        shift = width - 1 - newest
+        source = np.clip(columns[None, :] - shift[:, None], 0, width - 1)
+        inside = columns[None, :] >= shift[:, None]
+        asked = (np.take_along_axis(needed, source, axis=1) & inside).any(axis=0)
+    picked = np.flatnonzero(asked)
     for kind in np.unique(kinds):
         rows = np.flatnonzero(kinds == kind)
         if len(rows) < MIN_ROWS:
             continue
-        values = np.where(inside[rows], np.take_along_axis(pooled[rows], at[rows], axis=1), np.nan)
-        enough = asked & (np.isfinite(values).sum(axis=0) >= MIN_ROWS)
+        own_scale = scale if len(rows) == groups else scale[rows]
+        own_count = count if len(rows) == groups else count[rows]
+        if aligned:
+            inside = np.ones((len(rows), len(picked)), bool)
+            taken = (own_scale[:, picked], own_count[:, picked])
+        else:
+            source = picked[None, :] - shift[rows, None]
+            inside = (source >= 0) & (source < width)
+            at = np.clip(source, 0, width - 1)
+            taken = (scale[rows[:, None], at], count[rows[:, None], at])
+        usable = inside & np.isfinite(taken[0]) & (taken[0] > 0) & (taken[1] >= MIN_ERRORS)
+        values = np.where(usable, taken[0], np.nan)
+        enough = np.zeros(width, bool)
+        enough[picked] = np.isfinite(values).sum(axis=0) >= MIN_ROWS
         if not enough.any():
             continue
         typical, wide = np.full(width, np.nan), np.full(width, np.nan)
-        typical[enough], wide[enough] = np.nanquantile(values[:, enough], (0.5, UNMOVED), axis=0)
-        # Back from aligned columns to each row's own: cell t sits at aligned t + width-1-newest.
-        back = np.clip(columns[None, :] + (width - 1 - newest[rows, None]), 0, width - 1)
-        never = scale[rows] == 0
-        peers = np.where(never, wide[back], typical[back])
-        fade = np.where(never, 1.0, SHARE * np.minimum(1.0, FADE / np.maximum(count[rows], 1)))
-        floor[rows] = np.where(np.isfinite(peers), peers * fade, 0.0)
+        keep = enough[picked]
+        typical[enough], wide[enough] = np.nanquantile(values[:, keep], (0.5, UNMOVED), axis=0)
+        if aligned:
+            typical_at, wide_at = typical[None, :], wide[None, :]
+        else:  # back from aligned columns to each row's own: cell t sits at aligned t + shift
+            back = np.clip(columns[None, :] + shift[rows, None], 0, width - 1)
+            typical_at, wide_at = typical[back], wide[back]
+        never = own_scale == 0
+        fade = SHARE * np.minimum(1.0, FADE / np.maximum(own_count, 1))
+        peers = np.where(never, wide_at, typical_at * fade)
+        floor[rows] = np.where(np.isfinite(peers), peers, 0.0)
     return floor
