@@ -29,9 +29,12 @@ from anomaly.errors import (
     VerificationFailed,
 )
 from anomaly.metrics import Metric
+from anomaly.moved import install as _install_moved_paths
 from anomaly.runner import AnalysisRunner, run_analyzers
 from anomaly.spark import build_session
 from anomaly.verification import VerificationResult, VerificationSuite
+
+_install_moved_paths()
 
 __all__ = [
     *_analyzers,

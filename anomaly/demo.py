@@ -13,11 +13,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from anomaly.config.loading import load_config
 from anomaly.demo_data import START, Incident, incidents, write_events
 from anomaly.errors import ConfigurationError
 from anomaly.report.page import write_report
 from anomaly.service.backfill import backfill
-from anomaly.service.loading import load_config
 from anomaly.service.progress import Progress
 from anomaly.service.query_commands import slug
 from anomaly.service.report import Finding, ScanReport, ScanStatus

@@ -16,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from anomaly.config.monitor_config import KINDS
 from anomaly.errors import ConfigurationError
-from anomaly.service.monitor_config import KINDS
 
 REPOSITORY_VARIABLE = "ANOMALY_REPOSITORY"
 DEFAULT_REPOSITORY = "metrics.duckdb"
@@ -76,11 +76,11 @@ def monitor_command(args: argparse.Namespace) -> int:
     """Run the monitors once (after an optional backfill); exit with the run's status."""
     from pydantic import ValidationError
 
+    from anomaly.config.config import ServiceConfig
+    from anomaly.config.periods import parse_time
+    from anomaly.config.problems import from_pydantic
     from anomaly.monitors.explain import explain
     from anomaly.service.backfill import backfill
-    from anomaly.service.config import ServiceConfig
-    from anomaly.service.periods import parse_time
-    from anomaly.service.problems import from_pydantic
     from anomaly.service.progress import Progress
     from anomaly.service.scan import ScanRunner
 

@@ -13,6 +13,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from anomaly.config.loading import load_config
 from anomaly.monitors.demo_data import (
     BACKFILLED,
     DAYS,
@@ -24,7 +25,6 @@ from anomaly.monitors.demo_data import (
 )
 from anomaly.monitors.explain import explain
 from anomaly.service.backfill import backfill
-from anomaly.service.loading import load_config
 from anomaly.service.progress import Progress
 from anomaly.service.report import Finding, ScanReport, ScanStatus
 from anomaly.service.scan import ScanRunner

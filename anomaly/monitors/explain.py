@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from anomaly.config.durations import format_duration
 from anomaly.monitors.plan import SCHEMA_DETECTOR
 from anomaly.monitors.schema_diff import around, describe, diff
-from anomaly.service.durations import format_duration
 from anomaly.service.report import Finding, ScanReport
 from anomaly.service.tables import group_label, number
 

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers import Analyzer, CountState, Size, Timeliness
+from anomaly.config.config import SCAN_TAG, ServiceConfig
+from anomaly.config.metric_spec import Severity
+from anomaly.config.monitor_config import Judged, MonitorsConfig
+from anomaly.config.periods import LENGTHS
+from anomaly.config.plans import MetricPlan, resolve_plan
 from anomaly.errors import ConfigurationError
 from anomaly.monitors.column_health import ColumnHealth
 from anomaly.monitors.columns import arrival_column, choose, leaf_columns
 from anomaly.monitors.freshness import NewestEvents, metric_id, modified, record
 from anomaly.monitors.one_sided import UpperOnly
 from anomaly.monitors.schema_diff import describe, diff, flatten
-from anomaly.service.config import SCAN_TAG, MetricPlan, ServiceConfig
-from anomaly.service.metric_spec import Severity
-from anomaly.service.monitor_config import Judged, MonitorsConfig
-from anomaly.service.periods import LENGTHS
 from anomaly.service.report import Finding, ScanReport
 from repository import DATASET_TAG, AnomalyVerdict, MetricRecord, ResultKey
 
@@ -27,11 +28,6 @@ if TYPE_CHECKING:
     from repository import MetricsRepository
 
 SCHEMA_DETECTOR = "SchemaChange"
-MIN_HISTORY = 14
-"""Points a monitored series needs before it is judged, unless the monitor, the scan or the
-config's defaults set ``min_history``: a table's hundreds of series all start on the same day,
-and a detector that learns a weekly season needs two weeks of it (with one week, the default
-detector raised two false alarms on the demo's table within days)."""
 
 
 @dataclass
@@ -190,28 +186,22 @@ class MonitorRun:
 @dataclass(frozen=True)
 class _Judging:
     """Detector, severity and minimum history of a monitor's metrics: the monitor's own, else
-    the scan's, else the config's defaults (column health and timeliness: warning; history:
-    `MIN_HISTORY` unless the defaults set one)."""
+    the scan's, else the config's defaults (column health and timeliness: warning), as
+    `resolve_plan` resolves them; freshness only rises."""
 
     config: ServiceConfig
     name: str
 
     def plan(self, analyzer: Analyzer[Any], options: Judged | None, kind: str) -> MetricPlan:
-        scan, defaults = self.config.scan(self.name), self.config.defaults
         if options is None:  # measured for another monitor only: recorded, not judged
-            return MetricPlan(analyzer, None, "none", "warning", 0)
-        spec = options.detector or scan.detector or defaults.detector
-        detector, label = spec.detector, spec.label
-        if kind == "freshness" and detector is not None:
-            detector, label = UpperOnly(detector), f"UpperOnly({label})"
-        quiet: Severity = "warning" if kind in ("columns", "timeliness") else defaults.severity
-        severity = options.severity or scan.severity or quiet
-        fallback = defaults.min_history if "min_history" in defaults.model_fields_set else None
-        history = next(
-            v for v in (options.min_history, scan.min_history, fallback, MIN_HISTORY)
-            if v is not None
-        )  # fmt: skip
-        return MetricPlan(analyzer, detector, label, severity, history)
+            return MetricPlan.recorded(analyzer)
+        quiet: Severity | None = "warning" if kind in ("columns", "timeliness") else None
+        levels = [options, self.config.scan(self.name)]
+        plan = resolve_plan(analyzer, levels, self.config.defaults, severity=quiet)
+        if kind == "freshness" and plan.detector is not None:
+            label = f"UpperOnly({plan.detector_label})"
+            return replace(plan, detector=UpperOnly(plan.detector), detector_label=label)
+        return plan
 
 
 def _timeliness(

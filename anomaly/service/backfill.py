@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from anomaly.config.periods import label, latest_complete, period_start
 from anomaly.errors import AnomalyError
 from anomaly.service.detection import history_frame
-from anomaly.service.periods import label, latest_complete, period_start
 from anomaly.service.reading import PERIOD_COLUMN, period_of, read_source
 from anomaly.service.report import Finding, ScanReport, ScanStatus
 from anomaly.service.scan import ScanRunner, describe, plans_by_record

@@ -7,12 +7,12 @@ import json
 import logging
 import sys
 
+from anomaly.config.config import ServiceConfig
+from anomaly.config.durations import format_duration
+from anomaly.config.loading import load_config
+from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
 from anomaly.service.backfill import backfill
-from anomaly.service.config import ServiceConfig
-from anomaly.service.durations import format_duration
-from anomaly.service.loading import load_config
-from anomaly.service.periods import parse_time
 from anomaly.service.progress import Progress
 from anomaly.service.report import ScanStatus
 from anomaly.service.scan import ScanRunner

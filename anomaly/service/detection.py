@@ -25,7 +25,7 @@ from detectors import AlertBudget, BudgetOutcome, Status, detect_frame
 from repository import AnomalyVerdict, MetricRecord
 
 if TYPE_CHECKING:
-    from anomaly.service.config import MetricPlan
+    from anomaly.config.plans import MetricPlan
     from repository import MetricsRepository
 
 COLUMNS = ["metric_id", "group", "timestamp", "value", "excluded"]

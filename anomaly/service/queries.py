@@ -7,11 +7,11 @@ from datetime import datetime
 
 import pandas as pd
 
+from anomaly.config.config import SCAN_TAG
+from anomaly.config.problems import suggest
 from anomaly.errors import AnomalyError
 from anomaly.service.annotated import kinds, of_run
-from anomaly.service.config import SCAN_TAG
 from anomaly.service.detection import group_text
-from anomaly.service.problems import suggest
 from repository import MetricsRepository
 
 POINT_COLUMNS = ["group", "timestamp", "value", "annotations"]

@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anomaly.config.config import SCAN_TAG
+from anomaly.config.loading import load_config
+from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
-from anomaly.service.config import SCAN_TAG
 from anomaly.service.detection import group_values
-from anomaly.service.loading import load_config
-from anomaly.service.periods import parse_time
 from anomaly.service.queries import metric_points, verdict_rows
 from anomaly.service.report import PROBLEMS
 from anomaly.service.tables import band, group_label, number, text_table

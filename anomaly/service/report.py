@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
-from anomaly.service.metric_spec import Severity
-from anomaly.service.periods import label
+from anomaly.config.metric_spec import Severity
+from anomaly.config.periods import label
 from anomaly.service.tables import band, group_label, number, text_table
 from detectors import BudgetOutcome
 from repository import AnomalyVerdict

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from anomaly.config.budget_config import checks_per_week
+from anomaly.config.config import SCAN_TAG, ServiceConfig
+from anomaly.config.periods import label, latest_complete, period_start
+from anomaly.config.plans import MetricPlan
 from anomaly.context import AnalyzerContext
 from anomaly.errors import AnomalyError, ConfigurationError
 from anomaly.runner import AnalysisRunner
-from anomaly.service.budget_config import checks_per_week
-from anomaly.service.config import SCAN_TAG, MetricPlan, ServiceConfig
 from anomaly.service.detection import failure_verdicts, history_frame, hold_back, judge
-from anomaly.service.periods import label, latest_complete, period_start
 from anomaly.service.progress import Progress
 from anomaly.service.reading import read_source, restrict_to_period
 from anomaly.service.report import Finding, ScanReport, ScanStatus

@@ -39,7 +39,7 @@ class ScanService:
 
     Examples
     --------
-    >>> from anomaly.service.config import ServiceConfig
+    >>> from anomaly.config.config import ServiceConfig
     >>> from anomaly.service.scan import ScanRunner
     >>> config = ServiceConfig.model_validate({
     ...     "repository": ":memory:", "sources": {"events": {"table": "events"}},

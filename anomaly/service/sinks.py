@@ -10,8 +10,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 
+from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.errors import AnomalyError
-from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.alerts import alert_text, json_payload, should_alert, slack_payload
 from anomaly.service.report import ScanReport, ScanStatus
 

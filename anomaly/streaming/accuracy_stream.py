@@ -20,10 +20,10 @@ from anomaly.accuracy import Accuracy
 from anomaly.accuracy.job import SOURCE, TARGET, build_query, collect_states, qualified
 from anomaly.analyzers import CountState, State
 from anomaly.analyzers.columns import quote
+from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.config.plans import MetricPlan
 from anomaly.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
-from anomaly.service.alert_config import AlertSinkConfig
-from anomaly.service.config import MetricPlan
 from anomaly.streaming.batch import ROWS, BatchSplit
 from anomaly.streaming.event_time import EVENT, WINDOW, event_millis
 from anomaly.streaming.judging import DEFAULT, metric_plans

@@ -19,10 +19,11 @@ from typing import Any
 import pandas as pd
 
 from anomaly.analyzers import Analyzer
+from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.config.metric_spec import Severity
+from anomaly.config.plans import MetricPlan, resolve_plan
 from anomaly.context import AnalyzerContext
 from anomaly.differential.merge import metrics_from_states
-from anomaly.service.alert_config import AlertSinkConfig
-from anomaly.service.config import Defaults, MetricPlan
 from anomaly.service.detection import (
     COLUMNS,
     failure_verdicts,
@@ -50,36 +51,29 @@ DEFAULT: Any = object()
 def metric_plans(
     metrics: Sequence[Analyzer[Any] | MetricPlan],
     detector: Any = DEFAULT,
-    severity: str | None = None,
+    severity: Severity | None = None,
     min_history: int | None = None,
 ) -> list[MetricPlan]:
     """Plans for `metrics`: a `MetricPlan` as given, an analyzer judged by `detector` (default:
     the config default's detector; None: stored, not judged) with the default severity and
-    minimum history unless given.
+    minimum history unless given (`resolve_plan`).
 
     >>> from anomaly.analyzers import Size
     >>> [(p.analyzer.metric_id, p.severity) for p in metric_plans([Size()], severity="warning")]
     [('Size(*)', 'warning')]
     """
-    defaults = Defaults()
     plans = []
     for metric in metrics:
         if isinstance(metric, MetricPlan):
             plans.append(metric)
             continue
-        if detector is DEFAULT:
-            found, label = defaults.detector.detector, defaults.detector.label
-        else:
-            found, label = detector, "none" if detector is None else type(detector).__name__
-        plans.append(
-            MetricPlan(
-                metric,
-                found,
-                label,
-                severity or defaults.severity,  # type: ignore[arg-type]
-                defaults.min_history if min_history is None else min_history,
-            )
-        )
+        plan = resolve_plan(metric, [], severity=severity)
+        if min_history is not None:
+            plan = replace(plan, min_history=min_history)
+        if detector is not DEFAULT:
+            label = "none" if detector is None else type(detector).__name__
+            plan = replace(plan, detector=detector, detector_label=label)
+        plans.append(plan)
     return plans
 
 

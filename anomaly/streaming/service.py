@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from anomaly.accuracy import Accuracy
+from anomaly.config.durations import format_duration
 from anomaly.errors import spark_error_message
-from anomaly.service.durations import format_duration
 from anomaly.service.reading import SourceError
 from anomaly.service.report import ScanReport, ScanStatus
 from anomaly.service.scan import describe
@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming import StreamingQuery
 
+    from anomaly.config.source_config import SourceConfig
     from anomaly.service.scan import ScanRunner
-    from anomaly.service.source_config import SourceConfig
 
 LOG = logging.getLogger("anomaly.streaming")
 RESTART_DELAYS = (5.0, 30.0, 120.0, 600.0)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.service import Finding, ScanReport, dispatch
-from anomaly.service.alert_config import AlertSinkConfig
 from anomaly.service.alerts import slack_payload
 from repository import AnomalyVerdict
 

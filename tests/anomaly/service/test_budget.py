@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 
 from anomaly.analyzers import Size
+from anomaly.config.budget_config import checks_per_week
+from anomaly.config.plans import MetricPlan
+from anomaly.config.schedule import ScheduleSpec
 from anomaly.service import ScanRunner, ServiceConfig
-from anomaly.service.budget_config import checks_per_week
-from anomaly.service.config import MetricPlan
 from anomaly.service.detection import group_text, hold_back
 from anomaly.service.report import ScanStatus
-from anomaly.service.schedule import ScheduleSpec
 from detectors import Adaptive, AlertBudget
 from repository import AnomalyVerdict, MetricRecord
 

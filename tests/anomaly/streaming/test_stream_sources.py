@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from anomaly.analyzers import Completeness, Mean, Size
-from anomaly.service.alert_config import AlertSinkConfig
+from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.streaming import BatchReport, StreamingMetrics
 from detectors import AlertBudget
 from repository import MetricsRepository

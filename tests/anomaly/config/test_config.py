@@ -21,8 +21,7 @@ from detectors import (
     RobustMAD,
     SeasonalArima,
 )
-
-from .conftest import write_config
+from tests.anomaly.service.conftest import write_config
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "config.md"
 
@@ -184,8 +183,8 @@ def test_errors_deep_in_a_nesting_name_their_key_path_and_line(tmp_path: Path) -
 
 def test_a_configured_alert_fatigue_alerts_once_per_run_of_anomalies(tmp_path: Path) -> None:
     fatigue = "{type: AlertFatigue, detector: OnlineNormal, first_of_run: true}"
-    text = BASE.replace("    source: events", f"    source: events\n    detector: {fatigue}")
-    config = load_config(write_config(tmp_path, text), env={})
+    scan = f"    source: events\n    detector: {fatigue}\n    min_history: 7"
+    config = load_config(write_config(tmp_path, BASE.replace("    source: events", scan)), env={})
     plans = {p.analyzer.metric_id: p for p in config.plans("daily")}
     values = [100.0, 101, 99, 100, 102, 98, 100, 101, 99, 100, 10, 10, 100]
     frame = pd.DataFrame({

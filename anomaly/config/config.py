@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
-from anomaly.analyzers import Analyzer
+from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.config.budget_config import AlertBudgetSpec
+from anomaly.config.detector_spec import DetectorSpec
+from anomaly.config.durations import Duration
+from anomaly.config.metric_spec import MetricSpec, Severity
+from anomaly.config.model import ConfigModel, check_name
+from anomaly.config.monitor_config import MonitorsConfig
+from anomaly.config.plans import DEFAULT_DETECTOR, DEFAULT_SEVERITY, MetricPlan, resolve_plan
+from anomaly.config.problems import Problem, choice_error, custom_error
+from anomaly.config.schedule import ScheduleSpec
+from anomaly.config.source_config import SourceConfig
+from anomaly.config.stream_config import StreamScanConfig, stream_problems
 from anomaly.errors import ConfigurationError
-from anomaly.service.alert_config import AlertSinkConfig
-from anomaly.service.budget_config import AlertBudgetSpec
-from anomaly.service.detector_spec import DetectorSpec
-from anomaly.service.durations import Duration
-from anomaly.service.metric_spec import MetricSpec, Severity
-from anomaly.service.model import ConfigModel, check_name
-from anomaly.service.monitor_config import MonitorsConfig
-from anomaly.service.problems import Problem, choice_error, custom_error
-from anomaly.service.schedule import ScheduleSpec
-from anomaly.service.source_config import SourceConfig
-from anomaly.service.stream_config import StreamScanConfig, stream_problems
 from repository.backends import is_url
 
 SCAN_TAG = "scan"
@@ -58,16 +57,17 @@ class SparkSettings(ConfigModel):
 
 
 class Defaults(ConfigModel):
-    """How metrics are judged unless their scan or the metric says otherwise.
+    """How metrics are judged unless their scan or the metric says otherwise (unset
+    ``min_history``: `MIN_HISTORY`; `resolve_plan` applies them).
 
     >>> defaults = Defaults()
     >>> defaults.detector.label, defaults.severity, defaults.min_history
-    ('Adaptive', 'error', 7)
+    ('Adaptive', 'error', None)
     """
 
-    detector: DetectorSpec = DetectorSpec.model_validate("Adaptive")
-    severity: Severity = "error"
-    min_history: int = Field(default=7, ge=0)
+    detector: DetectorSpec = DetectorSpec.model_validate(DEFAULT_DETECTOR)
+    severity: Severity = DEFAULT_SEVERITY
+    min_history: int | None = Field(default=None, ge=0)
     alert_budget: AlertBudgetSpec | None = None
 
 
@@ -125,22 +125,6 @@ class ScanConfig(ConfigModel):
                 key="metrics",
             )
         return self
-
-
-@dataclass(frozen=True)
-class MetricPlan:
-    """A metric with how it is judged, after defaults are applied (``ServiceConfig.plans``).
-
-    >>> from anomaly.analyzers import Size
-    >>> MetricPlan(Size(), None, "none", "warning", 0).severity
-    'warning'
-    """
-
-    analyzer: Analyzer[Any]
-    detector: Any
-    detector_label: str
-    severity: Severity
-    min_history: int
 
 
 class ServiceConfig(ConfigModel):
@@ -209,19 +193,10 @@ class ServiceConfig(ConfigModel):
     def plans(self, name: str) -> list[MetricPlan]:
         """The metrics of scan `name` with detector, severity and min history resolved."""
         scan = self.scan(name)
-        plans = []
-        for metric in scan.metrics:
-            spec = metric.detector or scan.detector or self.defaults.detector
-            plans.append(
-                MetricPlan(
-                    metric.analyzer_object,
-                    spec.detector,
-                    spec.label,
-                    metric.severity or scan.severity or self.defaults.severity,
-                    _first(metric.min_history, scan.min_history, self.defaults.min_history),
-                )
-            )
-        return plans
+        return [
+            resolve_plan(metric.analyzer_object, [metric, scan], self.defaults)
+            for metric in scan.metrics
+        ]
 
     def alert_budget(self, name: str) -> AlertBudgetSpec | None:
         """The alert budget of scan `name` (its own, else the defaults'), if any."""
@@ -231,7 +206,3 @@ class ServiceConfig(ConfigModel):
         """The alert sinks of scan `name` (all sinks unless the scan lists some)."""
         chosen = self.scan(name).alerts
         return {k: v for k, v in self.alerts.items() if chosen is None or k in chosen}
-
-
-def _first(*values: int | None) -> int:
-    return next(v for v in values if v is not None)

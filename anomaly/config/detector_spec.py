@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import Field, PrivateAttr, model_validator
 
-from anomaly.service.model import ConfigModel
-from anomaly.service.parameters import build, check_parameters
-from anomaly.service.problems import choice_error, custom_error
+from anomaly.config.model import ConfigModel
+from anomaly.config.parameters import build, check_parameters
+from anomaly.config.problems import choice_error, custom_error
 from detectors import AlertFatigue, AllOf, AnyOf, KOfLastN, detector_factory
 from detectors.errors import DetectorLoadError
 from detectors.registry import BUILTINS

@@ -8,10 +8,10 @@ from typing import Literal
 
 from pydantic import field_validator, model_validator
 
-from anomaly.service.durations import Duration
-from anomaly.service.metric_spec import Severity
-from anomaly.service.model import ConfigModel
-from anomaly.service.problems import custom_error
+from anomaly.config.durations import Duration
+from anomaly.config.metric_spec import Severity
+from anomaly.config.model import ConfigModel
+from anomaly.config.problems import custom_error
 
 SinkType = Literal["log", "webhook", "command"]
 ONLY_FOR = {"url": "webhook", "headers": "webhook", "format": "webhook", "command": "command"}

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from anomaly.service.problems import ConfigFileError, Location, Problem
+from anomaly.config.problems import ConfigFileError, Location, Problem
 
 
 def read_yaml(path: Path) -> tuple[Any, dict[Location, int]]:

@@ -10,11 +10,11 @@ from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError, model_val
 
 import anomaly.analyzers as analyzers
 from anomaly.analyzers import Analyzer
+from anomaly.config.detector_spec import DetectorSpec
+from anomaly.config.model import ConfigModel
+from anomaly.config.parameters import build
+from anomaly.config.problems import choice_error, custom_error
 from anomaly.errors import ConfigurationError
-from anomaly.service.detector_spec import DetectorSpec
-from anomaly.service.model import ConfigModel
-from anomaly.service.parameters import build
-from anomaly.service.problems import choice_error, custom_error
 
 Severity = Literal["warning", "error"]
 

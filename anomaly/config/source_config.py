@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import ValidationInfo, field_validator, model_validator
 
-from anomaly.service.model import ConfigModel
-from anomaly.service.problems import custom_error
-from anomaly.service.stream_config import StreamSourceConfig
+from anomaly.config.model import ConfigModel
+from anomaly.config.problems import custom_error
+from anomaly.config.stream_config import StreamSourceConfig
 
 FileFormat = Literal["parquet", "csv", "json"]
 Partition = Literal["day", "hour"]

@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from anomaly.service.problems import custom_error, suggest
+from anomaly.config.problems import custom_error, suggest
 
 KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import model_validator
 
-from anomaly.service.model import ConfigModel
-from anomaly.service.periods import LENGTHS
-from anomaly.service.problems import custom_error
-from anomaly.service.schedule import ScheduleSpec
+from anomaly.config.model import ConfigModel
+from anomaly.config.periods import LENGTHS
+from anomaly.config.problems import custom_error
+from anomaly.config.schedule import ScheduleSpec
 from detectors import AlertBudget
 
 WEEK = timedelta(days=7)

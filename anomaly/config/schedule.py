@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import model_validator
 
-from anomaly.service.durations import Duration, format_duration
-from anomaly.service.model import ConfigModel
-from anomaly.service.problems import custom_error
+from anomaly.config.durations import Duration, format_duration
+from anomaly.config.model import ConfigModel
+from anomaly.config.problems import custom_error
 
 if TYPE_CHECKING:
     from apscheduler.triggers.base import BaseTrigger

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from anomaly.service.problems import Location
+from anomaly.config.problems import Location
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -39,7 +39,7 @@ def allowed_keys(root: type[BaseModel], location: Location) -> list[str] | None:
 
     Examples
     --------
-    >>> from anomaly.service.config import ServiceConfig
+    >>> from anomaly.config.config import ServiceConfig
     >>> allowed_keys(ServiceConfig, ("scans", "daily", "schedule"))
     ['cron', 'interval', 'timezone', 'misfire_grace']
     >>> allowed_keys(ServiceConfig, ("scans",)) is None

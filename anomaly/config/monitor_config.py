@@ -6,11 +6,11 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from anomaly.service.detector_spec import DetectorSpec
-from anomaly.service.durations import Duration
-from anomaly.service.metric_spec import Severity
-from anomaly.service.model import ConfigModel
-from anomaly.service.problems import choice_error, custom_error
+from anomaly.config.detector_spec import DetectorSpec
+from anomaly.config.durations import Duration
+from anomaly.config.metric_spec import Severity
+from anomaly.config.model import ConfigModel
+from anomaly.config.problems import choice_error, custom_error
 
 KINDS = ("volume", "freshness", "schema", "columns", "timeliness")
 """The monitors, in the order they run; ``auto`` turns on all of them."""

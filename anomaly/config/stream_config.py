@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from anomaly.service.durations import Duration
-from anomaly.service.model import ConfigModel
-from anomaly.service.problems import Problem, custom_error
+from anomaly.config.durations import Duration
+from anomaly.config.model import ConfigModel
+from anomaly.config.problems import Problem, custom_error
 
 FILE_FORMATS = ("json", "parquet", "csv", "text", "orc")
 """Streaming file sources: they read new files of a directory and need a ``schema``."""
@@ -104,7 +104,7 @@ class StreamScanConfig(ConfigModel):
     @field_validator("watermark", mode="before")
     @classmethod
     def _lateness(cls, value: Any) -> Any:
-        from anomaly.service.durations import parse_duration
+        from anomaly.config.durations import parse_duration
 
         if value in (0, "0", "0s", "0m", "0h"):
             return timedelta(0)
@@ -113,7 +113,7 @@ class StreamScanConfig(ConfigModel):
     @field_validator("trigger", mode="before")
     @classmethod
     def _trigger(cls, value: Any) -> Any:
-        from anomaly.service.durations import format_duration, parse_duration
+        from anomaly.config.durations import format_duration, parse_duration
 
         if value == "available_now":
             return value

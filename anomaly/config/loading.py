@@ -8,11 +8,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from anomaly.service.config import ServiceConfig
-from anomaly.service.interpolation import InterpolationError, interpolate_tree
-from anomaly.service.model import allowed_keys
-from anomaly.service.problems import ConfigFileError, Location, Problem, from_pydantic
-from anomaly.service.yaml_file import line_of, read_yaml
+from anomaly.config.config import ServiceConfig
+from anomaly.config.interpolation import InterpolationError, interpolate_tree
+from anomaly.config.model import allowed_keys
+from anomaly.config.problems import ConfigFileError, Location, Problem, from_pydantic
+from anomaly.config.yaml_file import line_of, read_yaml
 
 
 def load_config(
