@@ -20,7 +20,8 @@ from anomaly.checks import (
     between,
     equal_to,
 )
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.runner import AnalysisRunner, run_analyzers
 from anomaly.errors import (
     AnalysisError,
     AnomalyError,
@@ -30,7 +31,6 @@ from anomaly.errors import (
 )
 from anomaly.metrics import Metric
 from anomaly.moved import install as _install_moved_paths
-from anomaly.runner import AnalysisRunner, run_analyzers
 from anomaly.spark import build_session
 from anomaly.verification import VerificationResult, VerificationSuite
 

@@ -16,11 +16,34 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-_CONFIG = """config model problems loading yaml_file interpolation durations periods schedule
-source_config alert_config budget_config detector_spec metric_spec monitor_config stream_config
-parameters""".split()
+_CONFIG = [
+    "config",
+    "model",
+    "problems",
+    "loading",
+    "yaml_file",
+    "interpolation",
+    "durations",
+    "periods",
+    "schedule",
+    "source_config",
+    "alert_config",
+    "budget_config",
+    "detector_spec",
+    "metric_spec",
+    "monitor_config",
+    "stream_config",
+    "parameters",
+]
 MOVED: dict[str, tuple[str, ...]] = {
     **{f"anomaly.service.{name}": (f"anomaly.config.{name}",) for name in _CONFIG},
+    "anomaly.scan": ("anomaly.engine.shared_scan", "anomaly.errors"),
+    "anomaly.stacked_scan": ("anomaly.engine.stacked_scan",),
+    "anomaly.runner": ("anomaly.engine.runner",),
+    "anomaly.context": ("anomaly.engine.context",),
+    "anomaly.differential": ("anomaly.engine.differential",),
+    "anomaly.differential.merge": ("anomaly.engine.differential.merge",),
+    "anomaly.differential.partition_states": ("anomaly.engine.differential.partition_states",),
 }
 """Old module path -> the modules that now hold its names (first match wins)."""
 

@@ -14,9 +14,9 @@ from anomaly.config.budget_config import checks_per_week
 from anomaly.config.config import SCAN_TAG, ServiceConfig
 from anomaly.config.periods import label, latest_complete, period_start
 from anomaly.config.plans import MetricPlan
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.runner import AnalysisRunner
 from anomaly.errors import AnomalyError, ConfigurationError
-from anomaly.runner import AnalysisRunner
 from anomaly.service.detection import failure_verdicts, history_frame, hold_back, judge
 from anomaly.service.progress import Progress
 from anomaly.service.reading import read_source, restrict_to_period

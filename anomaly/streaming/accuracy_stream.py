@@ -22,7 +22,7 @@ from anomaly.analyzers import CountState, State
 from anomaly.analyzers.columns import quote
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.plans import MetricPlan
-from anomaly.differential.partition_states import StateKey
+from anomaly.engine.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
 from anomaly.streaming.batch import ROWS, BatchSplit
 from anomaly.streaming.event_time import EVENT, WINDOW, event_millis

@@ -22,8 +22,8 @@ from anomaly.analyzers import Analyzer
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.metric_spec import Severity
 from anomaly.config.plans import MetricPlan, resolve_plan
-from anomaly.context import AnalyzerContext
-from anomaly.differential.merge import metrics_from_states
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential.merge import metrics_from_states
 from anomaly.service.detection import (
     COLUMNS,
     failure_verdicts,

@@ -14,7 +14,7 @@ from anomaly.checks import (
     ConstraintStatus,
 )
 from anomaly.checks.anomaly_constraint import AnomalyOutcome
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.metrics import Metric
 from repository.keys import canonical_key
 

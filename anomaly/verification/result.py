@@ -12,7 +12,7 @@ import pandas as pd
 
 from anomaly.analyzers.columns import quote
 from anomaly.checks import Check, CheckLevel, CheckStatus, ConstraintResult
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.errors import AnalysisError, VerificationFailed
 from anomaly.verification.row_level import failed_names, row_rules, select_rules, with_verdicts
 from detectors import BudgetOutcome

@@ -6,6 +6,7 @@ As in Schelter et al., ICDE 2019, §II.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pyarrow as pa
@@ -13,8 +14,8 @@ import pyarrow as pa
 from anomaly.analyzers.base import Analyzer
 from anomaly.analyzers.frequency import COUNT, FrequencyState
 from anomaly.analyzers.state import State
-from anomaly.context import AnalyzerContext
-from anomaly.differential.partition_states import StateKey
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential.partition_states import StateKey
 from anomaly.metrics import GroupKey, Metric, group_labels
 
 
@@ -63,3 +64,20 @@ def metrics_from_states(
             merged_states[(analyzer, group)] = state
             metrics[(analyzer, group)] = analyzer.metric(state, labels)
     return AnalyzerContext(metrics, tuple(group_columns), merged_states)
+
+
+def keyed_states(context: AnalyzerContext) -> dict[StateKey, State]:
+    """A context's states keyed as a state store keys them: (metric id, group)."""
+    return {(a.metric_id, g): s for (a, g), s in context.states.items()}
+
+
+def merged_with(
+    context: AnalyzerContext,
+    analyzers: Iterable[Analyzer[Any]],
+    stored: Mapping[str, Mapping[StateKey, State]],
+) -> AnalyzerContext:
+    """The metrics of new data (`context`, computed with its states) merged with `stored`
+    partitions; the result's ``delta`` is `context`, the new data's metrics alone."""
+    partitions = {**stored, "": keyed_states(context)}
+    merged = metrics_from_states(analyzers, partitions, context.group_columns)
+    return replace(merged, delta=context)

@@ -21,7 +21,7 @@ from anomaly.analyzers.frequency import (
     FrequencySummary,
     value_column,
 )
-from anomaly.errors import spark_error_message
+from anomaly.errors import job_error_message
 from anomaly.metrics import GroupKey, MetricValue, group_key
 
 if TYPE_CHECKING:
@@ -31,23 +31,6 @@ if TYPE_CHECKING:
 
 Outcome = dict[tuple[Any, GroupKey], "State | MetricValue | str"]
 """(analyzer, group) -> a state, a metric value, or an error message."""
-
-
-def job_error_message(error: BaseException) -> str:
-    """One line saying why a Spark job failed: for a Py4J error, its root Java cause.
-
-    A Py4J error's own first line is only "An error occurred while calling o184.collectToPython."
-    """
-    cause = getattr(error, "java_exception", None)
-    if cause is None:
-        return spark_error_message(error)
-    try:
-        while cause.getCause() is not None:
-            cause = cause.getCause()
-        text = f"{cause.getClass().getSimpleName()}: {cause.getMessage()}"
-    except Exception:  # the JVM is gone: fall back to the Python text
-        return spark_error_message(error)
-    return spark_error_message(RuntimeError(text))
 
 
 def group_column(i: int) -> str:

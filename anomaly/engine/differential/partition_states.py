@@ -18,7 +18,7 @@ from anomaly.errors import StateError
 from anomaly.metrics import GroupKey
 
 if TYPE_CHECKING:
-    from anomaly.context import AnalyzerContext
+    from anomaly.engine.context import AnalyzerContext
     from repository import MetricsRepository
 
 StateKey = tuple[str, GroupKey]

@@ -36,8 +36,8 @@ from anomaly import (
 )
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks import Check, CheckLevel, CheckStatus, at_least
-from anomaly.context import AnalyzerContext
-from anomaly.differential import PartitionStates, metrics_from_states
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential import PartitionStates, metrics_from_states
 from anomaly.verification import VerificationSuite
 from repository import AnalyzerState, MetricsRepository
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers.base import Analyzer, DataFrameAnalyzer, ScanShareableAnalyzer
@@ -11,13 +10,19 @@ from anomaly.analyzers.columns import resolve
 from anomaly.analyzers.frequency import FrequencyAnalyzer
 from anomaly.analyzers.slot import SlotAnalyzer
 from anomaly.analyzers.state import State
-from anomaly.context import AnalyzerContext
-from anomaly.differential.merge import metrics_from_states
-from anomaly.differential.partition_states import PartitionStates
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential.merge import keyed_states, merged_with
+from anomaly.engine.differential.partition_states import PartitionStates
+from anomaly.engine.shared_scan import (
+    FrequencySet,
+    Outcome,
+    frequency_metrics,
+    frequency_states,
+    shared_scan,
+)
+from anomaly.engine.stacked_scan import stacked_scan
 from anomaly.errors import AnalysisError, ConfigurationError, spark_error_message
 from anomaly.metrics import GroupKey, Metric, group_labels
-from anomaly.scan import FrequencySet, Outcome, frequency_metrics, frequency_states, shared_scan
-from anomaly.stacked_scan import stacked_scan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -106,19 +111,16 @@ class AnalysisRunner:
             self.states_kept = kept
         if not differential:
             return context
-        delta = {(a.metric_id, g): s for (a, g), s in context.states.items()}
         result = context
         if self.state_sources is not None:
             store, chosen = self.state_sources
             written = self.state_target[1] if self.state_target else None
             if chosen is None:
                 chosen = [p for p in store.partitions() if p != written]
-            stored = store.read(chosen)
-            merged = metrics_from_states(self.analyzers, {**stored, "": delta}, self.groups)
-            result = replace(merged, delta=context)
+            result = merged_with(context, self.analyzers, store.read(chosen))
         if self.state_target is not None:
             store, partition, overwrite = self.state_target
-            store.write(partition, delta, replace=overwrite)
+            store.write(partition, keyed_states(context), replace=overwrite)
         return result
 
     def _run_on_data(self) -> AnalyzerContext:

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from anomaly.analyzers.columns import col
 from anomaly.analyzers.sketch_state import KLL_K
 from anomaly.analyzers.slot import TOP_VALUES, Slot, SlotAnalyzer, SlotValues
+from anomaly.engine.shared_scan import Outcome, group_column
+from anomaly.errors import job_error_message
 from anomaly.metrics import group_key
-from anomaly.scan import Outcome, group_column, job_error_message
 from anomaly.spark import WIDE_CONF, runtime_conf
 
 if TYPE_CHECKING:
@@ -46,9 +47,7 @@ class _Layout:
     inputs: list[tuple[str, ...]]
 
     @classmethod
-    def of(
-        cls, slotted: list[tuple[SlotAnalyzer[Any], Slot]], chunk: int, wide: int
-    ) -> _Layout:
+    def of(cls, slotted: list[tuple[SlotAnalyzer[Any], Slot]], chunk: int, wide: int) -> _Layout:
         # Slots with the same inputs side by side: positions carry few inputs nobody reads.
         ordered = sorted(slotted, key=lambda pair: pair[1].inputs)
         width = max(len(ordered) if len(ordered) <= wide else chunk, 1)
