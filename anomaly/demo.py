@@ -16,13 +16,13 @@ from pathlib import Path
 from anomaly.config.loading import load_config
 from anomaly.demo_data import START, Incident, incidents, write_events
 from anomaly.errors import ConfigurationError
+from anomaly.judging.report import Finding, ScanReport, ScanStatus
+from anomaly.judging.tables import band, group_label, number, text_table
 from anomaly.report.page import write_report
 from anomaly.service.backfill import backfill
 from anomaly.service.progress import Progress
 from anomaly.service.query_commands import slug
-from anomaly.service.report import Finding, ScanReport, ScanStatus
 from anomaly.service.scan import ScanRunner
-from anomaly.service.tables import band, group_label, number, text_table
 
 SCAN = "events_daily"
 CONFIG = """\

@@ -35,8 +35,21 @@ _CONFIG = [
     "stream_config",
     "parameters",
 ]
+_JUDGING = ["annotated", "report", "tables", "alerts", "sinks"]
 MOVED: dict[str, tuple[str, ...]] = {
     **{f"anomaly.service.{name}": (f"anomaly.config.{name}",) for name in _CONFIG},
+    "anomaly.service.detection": (
+        "anomaly.judging.verdicts",
+        "anomaly.judging.history",
+        "anomaly.judging.budget",
+    ),
+    **{f"anomaly.service.{name}": (f"anomaly.judging.{name}",) for name in _JUDGING},
+    "anomaly.monitors.plan": ("anomaly.service.monitor_run",),
+    "anomaly.monitors.cli": ("anomaly.service.monitor_command",),
+    "anomaly.monitors.demo": ("anomaly.demo_monitors",),
+    "anomaly.streaming.time_bounds": ("anomaly.config.time_bounds",),
+    "anomaly.service.queries": ("anomaly.judging.queries",),
+    "anomaly.streaming.service": ("anomaly.service.streams",),
     "anomaly.scan": ("anomaly.engine.shared_scan", "anomaly.errors"),
     "anomaly.stacked_scan": ("anomaly.engine.stacked_scan",),
     "anomaly.runner": ("anomaly.engine.runner",),

@@ -17,7 +17,8 @@ import pandas as pd
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks.levels import ConstraintStatus
 from anomaly.errors import ConfigurationError
-from detectors import Adaptive, Status, Verdict, as_detector, detect_frame, is_newest_anomalous
+from anomaly.judging.verdicts import detect_newest
+from detectors import Adaptive, Status, Verdict, as_detector, is_newest_anomalous
 
 
 @dataclass(frozen=True)
@@ -116,14 +117,19 @@ class AnomalyConstraint:
             parts.append(pd.DataFrame({"point": k, "timestamp": times, "value": values}))
         if parts:
             frame = pd.concat(parts, ignore_index=True)
-            rows = detect_frame(frame, self.detector, by="point", newest_only=True,
-                                anomalies_only=False)  # fmt: skip
+            rows = detect_newest(frame, self.detector, "point")
             for row in rows.itertuples(index=False):
                 verdict = Verdict(
-                    row.timestamp, row.value, Status(row.status), row.lower, row.upper,
-                    row.confidence, row.detail, int(row.history),
-                    getattr(row, "p_value", math.nan),
-                )  # fmt: skip
+                    time=row.timestamp,
+                    value=row.value,
+                    status=Status(row.status),
+                    lower=row.lower,
+                    upper=row.upper,
+                    confidence=row.confidence,
+                    detail=row.detail,
+                    history=int(row.history),
+                    p_value=getattr(row, "p_value", math.nan),
+                )
                 outcomes[int(row.point)] = self._outcome(verdict, int(row.history))
         return [outcomes[k] for k in range(len(points))]
 

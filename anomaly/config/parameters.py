@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from anomaly.config.problems import custom_error, suggest
+from anomaly.errors import ConfigurationError
 
 KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
@@ -56,3 +57,18 @@ def build(owner: str, factory: Callable[..., Any], params: Mapping[str, Any]) ->
         key = getattr(error, "parameter", None)
         # A parameter the file does not set (a default, or several at once) has no key there.
         raise custom_error(f"{owner}: {error}", key=key if key in params else None) from None
+
+
+def pairs(items: list[str] | None, option: str) -> list[tuple[str, str]]:
+    """``["country=DE"]`` as ``[("country", "DE")]``.
+
+    >>> pairs(["country=DE", "env=prod"], "--group")
+    [('country', 'DE'), ('env', 'prod')]
+    """
+    found = []
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ConfigurationError(f"{option} takes NAME=VALUE, got {item!r}")
+        found.append((name, value))
+    return found

@@ -175,7 +175,7 @@ def _accuracy_problems(config: Any, name: str, scan: Any) -> list[Problem]:
     """A streaming Accuracy compares with another stream source and is its scan's only
     metric; the rule or ``tolerance`` must bound how late a target row may come."""
     from anomaly.accuracy import Accuracy
-    from anomaly.streaming.time_bounds import rule_time_bounds
+    from anomaly.config.time_bounds import rule_time_bounds
 
     found = []
     for i, metric in enumerate(scan.metrics):

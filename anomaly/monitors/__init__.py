@@ -8,13 +8,11 @@ from anomaly.config.monitor_config import MonitorsConfig
 from anomaly.monitors.column_health import ColumnHealth
 from anomaly.monitors.health_state import ColumnHealthState
 from anomaly.monitors.one_sided import UpperOnly
-from anomaly.monitors.plan import MonitorRun
 from anomaly.monitors.schema_diff import SchemaChange, diff
 
 __all__ = [
     "ColumnHealth",
     "ColumnHealthState",
-    "MonitorRun",
     "MonitorsConfig",
     "SchemaChange",
     "UpperOnly",

@@ -9,10 +9,9 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from anomaly.config.durations import format_duration
-from anomaly.monitors.plan import SCHEMA_DETECTOR
-from anomaly.monitors.schema_diff import around, describe, diff
-from anomaly.service.report import Finding, ScanReport
-from anomaly.service.tables import group_label, number
+from anomaly.judging.report import Finding, ScanReport
+from anomaly.judging.tables import group_label, number
+from anomaly.monitors.schema_diff import SCHEMA_DETECTOR, around, describe, diff
 
 if TYPE_CHECKING:
     from repository import MetricsRepository

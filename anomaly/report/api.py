@@ -16,9 +16,9 @@ from typing import Any
 
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
+from anomaly.judging.report import PROBLEMS
 from anomaly.report.encoding import number, plain
 from anomaly.report.snapshot import annotation_row
-from anomaly.service.report import PROBLEMS
 from repository import ANNOTATION_KINDS, MetricsRepository
 from repository.backends.dialects import Dialect
 from repository.results import fetch_arrow

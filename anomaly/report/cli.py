@@ -85,7 +85,7 @@ def _repository_of(args: argparse.Namespace) -> Any:
 
 def _tags(args: argparse.Namespace) -> dict[str, str]:
     from anomaly.config.config import SCAN_TAG
-    from anomaly.service.query_commands import pairs
+    from anomaly.config.parameters import pairs
 
     tags = dict(pairs(args.tag, "--tag"))
     if args.scan:

@@ -12,9 +12,9 @@ from anomaly.config.durations import format_duration
 from anomaly.config.loading import load_config
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
+from anomaly.judging.report import ScanStatus
 from anomaly.service.backfill import backfill
 from anomaly.service.progress import Progress
-from anomaly.service.report import ScanStatus
 from anomaly.service.scan import ScanRunner
 from anomaly.service.scheduler import ScanService
 from repository.backends import describe

@@ -14,12 +14,13 @@ import pandas as pd
 
 from anomaly.config.config import SCAN_TAG
 from anomaly.config.loading import load_config
+from anomaly.config.parameters import pairs
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
-from anomaly.service.detection import group_values
-from anomaly.service.queries import metric_points, verdict_rows
-from anomaly.service.report import PROBLEMS
-from anomaly.service.tables import band, group_label, number, text_table
+from anomaly.judging.history import group_of
+from anomaly.judging.queries import metric_points, verdict_rows
+from anomaly.judging.report import PROBLEMS
+from anomaly.judging.tables import band, group_label, number, text_table
 from repository import MetricsRepository
 from repository.backends import is_url
 
@@ -39,28 +40,13 @@ def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[s
     return MetricsRepository(path), tags
 
 
-def pairs(items: list[str] | None, option: str) -> list[tuple[str, str]]:
-    """``["country=DE"]`` as ``[("country", "DE")]``.
-
-    >>> pairs(["country=DE", "env=prod"], "--group")
-    [('country', 'DE'), ('env', 'prod')]
-    """
-    found = []
-    for item in items or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ConfigurationError(f"{option} takes NAME=VALUE, got {item!r}")
-        found.append((name, value))
-    return found
-
-
 def history_command(args: argparse.Namespace) -> int:
     """Print a metric's series per group as a table, CSV or JSON."""
     repo, tags = open_repository(args)
     group = dict(pairs(args.group, "--group")) or None
     since, until = _bounds(args)
     frame = metric_points(repo, args.metric, tags, group, since, until)
-    labels = frame["group"].map(lambda g: group_label(group_values(g)))
+    labels = frame["group"].map(lambda g: group_label(group_of(g)))
     # Annotations get a column only when a shown point has one (outputs stay as they were).
     marked = bool((frame["annotations"] != "").any())
     extra = ["annotations"] if marked else []
@@ -82,7 +68,7 @@ def history_command(args: argparse.Namespace) -> int:
             print(text_table(["timestamp", "group", "value", *extra], rows))
         return 0
     records = [
-        {"timestamp": t.isoformat(), **group_values(g), "value": v,
+        {"timestamp": t.isoformat(), **group_of(g), "value": v,
          **({"annotations": _marks(a, args.format)} if marked else {})}
         for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(
             index=False)
@@ -132,7 +118,7 @@ def anomalies_command(args: argparse.Namespace) -> int:
             record["timestamp"] = row["timestamp"].isoformat()
             if marked:
                 record["annotations"] = _marks(row["annotations"], args.format)
-            values = group_values(row["group"])
+            values = group_of(row["group"])
             if args.format == "json":
                 record["group"] = values
             else:  # CSV: one column per group column
@@ -145,7 +131,7 @@ def anomalies_command(args: argparse.Namespace) -> int:
         print("no verdicts match (anomalies and failed metrics are shown unless --status)")
         return 0
     rows = [
-        [_time(when), scan or "-", group_label(group_values(group)), metric, status,
+        [_time(when), scan or "-", group_label(group_of(group)), metric, status,
          number(value), band(lower, upper), number(history), detector, *rest[1:]]
         for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in
         frame.itertuples(index=False, name=None)

@@ -22,6 +22,7 @@ from anomaly.analyzers import CountState, State
 from anomaly.analyzers.columns import quote
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.plans import MetricPlan
+from anomaly.config.time_bounds import rule_time_bounds
 from anomaly.engine.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
 from anomaly.streaming.batch import ROWS, BatchSplit
@@ -30,7 +31,6 @@ from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.row_store import RowStore
 from anomaly.streaming.stream import Listener, WindowedStream
-from anomaly.streaming.time_bounds import rule_time_bounds
 from anomaly.streaming.trigger import Trigger
 from anomaly.streaming.windows import Duration, millis
 

@@ -16,25 +16,15 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
-import pandas as pd
-
 from anomaly.analyzers import Analyzer
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.metric_spec import Severity
 from anomaly.config.plans import MetricPlan, resolve_plan
 from anomaly.engine.context import AnalyzerContext
 from anomaly.engine.differential.merge import metrics_from_states
-from anomaly.service.detection import (
-    COLUMNS,
-    failure_verdicts,
-    group_text,
-    history_frame,
-    hold_back,
-    judge,
-)
-from anomaly.service.report import Finding, ScanReport
-from anomaly.service.scan import count_groups, plans_by_record
-from anomaly.service.sinks import dispatch
+from anomaly.judging.report import ScanReport
+from anomaly.judging.run import judge_run, plans_by_record
+from anomaly.judging.sinks import dispatch
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.windows import Window
 from detectors import AlertBudget
@@ -142,35 +132,16 @@ class WindowJudge:
         started = time.monotonic()
         context = self.context(delta)
         records = list(context)
-        record_plans = plans_by_record(context, self.plans)
-        moment = window.start_time
-        after = moment - self.history_window if self.history_window else None
-        stored = history_frame(self.repository, self.tags, record_plans, moment, after)
-        # The window's own points come from here, not from the repository (where a replay
-        # after a crash may have stored them already).
-        earlier = stored[stored["timestamp"] < pd.Timestamp(moment)]
-        own = [
-            (r.metric_id, group_text(r.group), moment, r.value, False)
-            for r in records
-            if r.succeeded and r.metric_id in record_plans
-        ]
-        current = pd.DataFrame(own, columns=COLUMNS).astype({"excluded": bool})
-        current["timestamp"] = pd.to_datetime(current["timestamp"], utc=True)
-        parts = [part for part in (earlier, current) if not part.empty]
-        frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts or [earlier])[0]
-        verdicts = judge(frame, moment, record_plans, self.history_window)
-        outcome = None
-        if self.budget is not None:  # as in scans: one check per window and series
-            verdicts, outcome = hold_back(verdicts, self.budget, self.checks_per_week)
-        verdicts += failure_verdicts(records, record_plans)
-        self.repository.save(self.key(window), records, verdicts=verdicts)
+        # As a scan: the history is every earlier window of the stream (tags without the
+        # window's label); one check per window and series for the budget.
+        found = judge_run(
+            records, plans_by_record(context, self.plans), self.repository, self.key(window),
+            budget=self.budget, checks_per_week=self.checks_per_week, history_tags=self.tags,
+            window=self.history_window,
+        )  # fmt: skip
         stored_at = time.time()
-        findings = [Finding(v, record_plans[v.metric_id].severity) for v in verdicts]
-        report = ScanReport(
-            self.name, window.start_time, None, findings, len(self.plans), count_groups(records)
-        )
+        report = ScanReport.of(self.name, window.start_time, None, found, len(self.plans))
         report.seconds = time.monotonic() - started
-        report.budget = outcome
         # The merged states are not kept: a frequency table may be large.
         return WindowResult(window, replace(context, states={}), report, stored_at)
 
@@ -185,5 +156,7 @@ class WindowJudge:
 
     def record_late(self, window: Window, rows: int) -> None:
         """Store (replace) the count of rows that reached `window` after it closed."""
-        record = MetricRecord("Dataset", "*", "LateRows", LATE_ROWS, float(rows))
+        record = MetricRecord(
+            entity="Dataset", instance="*", name="LateRows", metric_id=LATE_ROWS, value=float(rows)
+        )
         self.repository.save(self.key(window), [record])

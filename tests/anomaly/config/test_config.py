@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from anomaly.judging.verdicts import judge
 from anomaly.service import ConfigFileError, load_config
-from anomaly.service.detection import judge
 from detectors import (
     AlertFatigue,
     AllOf,

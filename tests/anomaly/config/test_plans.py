@@ -9,7 +9,7 @@ import pytest
 from anomaly.analyzers import Size
 from anomaly.config import MIN_HISTORY, ServiceConfig, resolve_plan
 from anomaly.config.settings import ScanSettings
-from anomaly.monitors.plan import _Judging
+from anomaly.service.monitor_run import _Judging
 from anomaly.streaming.judging import metric_plans
 
 

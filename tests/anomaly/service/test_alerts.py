@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.judging.alerts import slack_payload
 from anomaly.service import Finding, ScanReport, dispatch
-from anomaly.service.alerts import slack_payload
 from repository import AnomalyVerdict
 
 from .conftest import Hook, day

@@ -9,14 +9,16 @@ import pandas as pd
 import pytest
 
 from anomaly.analyzers import Size
+from anomaly.config import ScanSettings, ServiceConfig
 from anomaly.config.budget_config import checks_per_week
 from anomaly.config.plans import MetricPlan
 from anomaly.config.schedule import ScheduleSpec
-from anomaly.service import ScanRunner, ServiceConfig
-from anomaly.service.detection import group_text, hold_back
-from anomaly.service.report import ScanStatus
+from anomaly.judging.budget import hold_back
+from anomaly.judging.report import ScanReport, ScanStatus
+from anomaly.judging.run import judge_run
 from detectors import Adaptive, AlertBudget
-from repository import AnomalyVerdict, MetricRecord
+from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKey
+from repository.keys import canonical_key
 
 START = datetime(2026, 1, 5, tzinfo=UTC)
 
@@ -57,25 +59,35 @@ def test_a_scan_with_a_budget_stores_held_back_verdicts_and_reports_them() -> No
         "scans": {"daily": {"source": "events", "metrics": ["Size"], "group_by": "c",
                             "alert_budget": {"false_alerts_per_week": 0.001}}},
     })  # fmt: skip
-    runner = ScanRunner(config)  # judging needs no Spark
+    repository = MetricsRepository(":memory:")  # judging needs no Spark
+    settings = ScanSettings.of(config, "daily")
     rng = np.random.default_rng(1)
     days = [START + timedelta(days=d) for d in range(60)]
-    rows = []
+    rows, last = [], []
     for g in range(10):
         values = 1000 * rng.lognormal(0, 0.02, 60)
         values[-1] *= {0: 0.01, 1: 0.85}.get(g, 1.0)  # a collapse, and a smaller dip
-        key = group_text({"c": str(g)})
-        rows += [("Size(*)", key, d, v, False) for d, v in zip(days, values, strict=True)]
+        key = canonical_key({"c": str(g)})
+        rows += [("Size(*)", key, d, v, False) for d, v in zip(days[:-1], values, strict=False)]
+        last.append(
+            MetricRecord(
+                entity="Dataset", instance="*", name="Size", metric_id="Size(*)",
+                value=float(values[-1]), group={"c": str(g)},
+            )
+        )  # fmt: skip
     frame = pd.DataFrame(rows, columns=["metric_id", "group", "timestamp", "value", "excluded"])
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     plan = MetricPlan(Size(), Adaptive(), "Adaptive", "error", 7)
-    last = [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0, {"c": str(g)}) for g in range(10)]
-    report = runner.judge_run("daily", days[-1], frame, last, {"Size(*)": plan})
+    found = judge_run(
+        last, {"Size(*)": plan}, repository, ResultKey(days[-1], settings.tags),
+        budget=settings.budget, checks_per_week=settings.checks_per_week, history=frame,
+    )  # fmt: skip
+    report = ScanReport.of("daily", days[-1], settings.partition, found, metrics=1)
     statuses = {f.verdict.group["c"]: f.verdict.status for f in report.findings}
     assert statuses["0"] == "anomaly" and statuses["1"] == "held_back"
     assert report.budget is not None and report.budget.held_back == 1
     assert "1 held back by the alert budget" in report.headline()
     assert report.status is ScanStatus.ERROR  # the collapse still alerts
-    stored = runner.repository.load_verdicts(statuses=["held_back"])
+    stored = repository.load_verdicts(statuses=["held_back"])
     assert stored["c"].tolist() == ["1"] and stored["p_value"].iloc[0] > 0
     assert report.to_dict()["alert_budget"]["held_back"] == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from anomaly.service.report import ScanReport, ScanStatus
+from anomaly.judging.report import ScanReport, ScanStatus
 
 MAX_ROWS = 20
 """Rows of the findings table in one alert (Slack limits a section to 3,000 characters)."""

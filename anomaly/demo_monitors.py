@@ -14,6 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from anomaly.config.loading import load_config
+from anomaly.judging.report import Finding, ScanReport, ScanStatus
+from anomaly.judging.tables import text_table
 from anomaly.monitors.demo_data import (
     BACKFILLED,
     DAYS,
@@ -26,9 +28,7 @@ from anomaly.monitors.demo_data import (
 from anomaly.monitors.explain import explain
 from anomaly.service.backfill import backfill
 from anomaly.service.progress import Progress
-from anomaly.service.report import Finding, ScanReport, ScanStatus
 from anomaly.service.scan import ScanRunner
-from anomaly.service.tables import text_table
 
 SCAN = "orders"
 CONFIG = """\

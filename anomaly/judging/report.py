@@ -10,7 +10,8 @@ from typing import Any
 
 from anomaly.config.metric_spec import Severity
 from anomaly.config.periods import label
-from anomaly.service.tables import band, group_label, number, text_table
+from anomaly.judging.run import RunVerdicts
+from anomaly.judging.tables import band, group_label, number, text_table
 from detectors import BudgetOutcome
 from repository import AnomalyVerdict
 
@@ -89,6 +90,16 @@ class ScanReport:
     error: str | None = None
     seconds: float | None = None
     budget: BudgetOutcome | None = None
+
+    @classmethod
+    def of(
+        cls, scan: str, time: datetime, partition: str | None, run: RunVerdicts, metrics: int
+    ) -> ScanReport:
+        """The report of a judged run (`judge_run`) of `metrics` metrics."""
+        findings = [Finding(v, run.severity(v)) for v in run.verdicts]
+        report = cls(scan, time, partition, findings, metrics, run.groups)
+        report.budget = run.budget
+        return report
 
     @property
     def status(self) -> ScanStatus:

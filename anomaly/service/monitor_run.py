@@ -18,16 +18,13 @@ from anomaly.monitors.column_health import ColumnHealth
 from anomaly.monitors.columns import arrival_column, choose, leaf_columns
 from anomaly.monitors.freshness import NewestEvents, metric_id, modified, record
 from anomaly.monitors.one_sided import UpperOnly
-from anomaly.monitors.schema_diff import describe, diff, flatten
-from anomaly.service.report import Finding, ScanReport
+from anomaly.monitors.schema_diff import SCHEMA_DETECTOR, describe, diff, flatten
 from repository import DATASET_TAG, AnomalyVerdict, MetricRecord, ResultKey
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from repository import MetricsRepository
-
-SCHEMA_DETECTOR = "SchemaChange"
 
 
 @dataclass
@@ -85,32 +82,34 @@ class MonitorRun:
                 plans.append(judging.plan(timeliness, monitors.timeliness, "timeliness"))
         return run
 
-    def add_derived(
+    def derived(
         self,
-        records: list[MetricRecord],
-        plans: dict[str, MetricPlan],
-        when: datetime,
+        records: Sequence[MetricRecord],
+        plans: Mapping[str, MetricPlan],
         repository: MetricsRepository,
-        tags: Mapping[str, str],
-    ) -> None:
-        """Add the freshness record of the run at `when` to its `records`, and its plan. A run
-        without rows has nothing to profile: its monitors' failed measures (the latency of no
-        records) are dropped, the volume and freshness monitors report it."""
+        key: ResultKey,
+    ) -> tuple[list[MetricRecord], dict[str, MetricPlan]]:
+        """The run's records and plans with its freshness record and plan. A run without
+        rows has nothing to profile: its monitors' failed measures (the latency of no records)
+        are dropped, the volume and freshness monitors report it."""
+        kept = list(records)
         if any(r.metric_id == "Size(*)" and r.value == 0 and not r.group for r in records):
             ours = {p.analyzer.metric_id for p in self.plans}
-            records[:] = [r for r in records if r.succeeded or r.metric_id not in ours]
-        records += self._derived(records, when, self._newest(repository, tags, when))
-        plans.update(self._plans())
+            kept = [r for r in records if r.succeeded or r.metric_id not in ours]
+        when = key.timestamp
+        kept += self._derived(kept, when, self._newest(repository, key.tags, when))
+        return kept, {**plans, **self._plans()}
 
     def backfilled(
         self,
         partitions: dict[datetime, list[MetricRecord]],
-        plans: dict[str, MetricPlan],
+        plans: Mapping[str, MetricPlan],
         repository: MetricsRepository,
         tags: Mapping[str, str],
-    ) -> dict[datetime, list[MetricRecord]]:
+    ) -> tuple[dict[datetime, list[MetricRecord]], dict[str, MetricPlan]]:
         """Backfilled `partitions` with the partitions between them that had no rows (volume
-        0: nothing arrived) and every partition's freshness, oldest first."""
+        0: nothing arrived) and every partition's freshness, oldest first; and the plans with
+        the freshness plan."""
         assert self.period is not None
         step = LENGTHS[self.period]
         filled = dict(partitions)
@@ -123,8 +122,7 @@ class MonitorRun:
         newest = self._newest(repository, tags, min(filled))
         for when in sorted(filled):
             filled[when] = filled[when] + self._derived(filled[when], when, newest)
-        plans.update(self._plans())
-        return dict(sorted(filled.items()))
+        return dict(sorted(filled.items())), {**plans, **self._plans()}
 
     def _derived(
         self, records: Sequence[MetricRecord], when: datetime, newest: NewestEvents | None
@@ -150,13 +148,11 @@ class MonitorRun:
             return {}
         return {metric_id(self.time_column): self.freshness}
 
-    def complete(self, report: ScanReport, repository: MetricsRepository, key: ResultKey) -> None:
-        """Add the monitors to a judged run's `report`: their metric count, schema changes."""
-        report.metrics += len(self.plans)
-        report.findings += self.schema_findings(repository, key)
-
-    def schema_findings(self, repository: MetricsRepository, key: ResultKey) -> list[Finding]:
-        """Store this run's schema snapshot and report how it differs from the previous one."""
+    def schema_verdicts(
+        self, repository: MetricsRepository, key: ResultKey
+    ) -> list[tuple[AnomalyVerdict, Severity]]:
+        """Store this run's schema snapshot; its changes since the previous one, as verdicts
+        with their severity (judged by `judge_run` with the run's other verdicts)."""
         options = self.monitors.schema_changes
         if options is None:
             return []
@@ -166,7 +162,7 @@ class MonitorRun:
         if not previous:
             return []
         old = previous[0]
-        findings = []
+        found: list[tuple[AnomalyVerdict, Severity]] = []
         for change in diff(old.schema, self.schema):
             severity = options.severity(change.kind)
             if severity == "ignore":
@@ -176,11 +172,13 @@ class MonitorRun:
                 f"{describe(old.schema)}. New schema: {describe(self.schema)}"
             )
             verdict = AnomalyVerdict(
-                f"Schema({change.path})", "anomaly", SCHEMA_DETECTOR, detail=detail
+                metric_id=f"Schema({change.path})",
+                status="anomaly",
+                detector=SCHEMA_DETECTOR,
+                detail=detail,
             )
-            findings.append(Finding(verdict, severity))
-        repository.save_verdicts(key, [f.verdict for f in findings])
-        return findings
+            found.append((verdict, severity))
+        return found
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.errors import AnomalyError
-from anomaly.service.alerts import alert_text, json_payload, should_alert, slack_payload
-from anomaly.service.report import ScanReport, ScanStatus
+from anomaly.judging.alerts import alert_text, json_payload, should_alert, slack_payload
+from anomaly.judging.report import ScanReport, ScanStatus
 
 LOG = logging.getLogger("anomaly.alerts")
 

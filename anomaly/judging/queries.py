@@ -10,9 +10,9 @@ import pandas as pd
 from anomaly.config.config import SCAN_TAG
 from anomaly.config.problems import suggest
 from anomaly.errors import AnomalyError
-from anomaly.service.annotated import kinds, of_run
-from anomaly.service.detection import group_text
+from anomaly.judging.annotated import kinds, of_run
 from repository import MetricsRepository
+from repository.keys import canonical_key
 
 POINT_COLUMNS = ["group", "timestamp", "value", "annotations"]
 
@@ -24,7 +24,7 @@ class QueryError(AnomalyError):
     >>> check_metric(repo, "Size(*)")
     Traceback (most recent call last):
     ...
-    anomaly.service.queries.QueryError: no metrics stored
+    anomaly.judging.queries.QueryError: no metrics stored
     """
 
 
@@ -36,7 +36,7 @@ def metric_points(
     since: datetime | None = None,
     until: datetime | None = None,
 ) -> pd.DataFrame:
-    """The stored points of `metric` (``POINT_COLUMNS``; ``group`` as `group_text`,
+    """The stored points of `metric` (``POINT_COLUMNS``; ``group`` as `canonical_key`,
     ``annotations`` the kinds of the annotations covering the point, e.g. ``"excluded"``, or
     ``""``), oldest first. Unknown metrics and points of several scans at one time raise
     `QueryError`."""
@@ -54,7 +54,7 @@ def metric_points(
         applying = of_run(known, at, run.key.tags)
         for r in run:
             marks = ", ".join(kinds(applying, r.metric_id, r.group, at)) if applying else ""
-            rows.append((group_text(r.group), at, r.value, marks, run.key.tags.get(SCAN_TAG)))
+            rows.append((canonical_key(r.group), at, r.value, marks, run.key.tags.get(SCAN_TAG)))
     frame = pd.DataFrame(rows, columns=[*POINT_COLUMNS, "scan"])
     if frame.empty:
         check_metric(repo, metric, tags)
@@ -81,7 +81,7 @@ def verdict_rows(
     since: datetime | None = None,
     until: datetime | None = None,
 ) -> pd.DataFrame:
-    """Stored verdicts (``VERDICT_COLUMNS``; ``group`` as `group_text`, ``annotations`` as in
+    """Stored verdicts (``VERDICT_COLUMNS``; ``group`` as `canonical_key`, ``annotations`` as in
     `metric_points` for the judged point), newest first, from the documented
     ``anomaly_results`` view. Tags and group are subset matches."""
     where: list[str] = ["true"]
@@ -110,7 +110,8 @@ def verdict_rows(
         if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3]):
             applying = of_run(known, row[0], row[1])
             marks = ", ".join(kinds(applying, row[2], row[3], row[0])) if applying else ""
-            kept.append((row[0], row[1].get(SCAN_TAG), row[2], group_text(row[3]), *row[4:], marks))
+            scan, group = row[1].get(SCAN_TAG), canonical_key(row[3])
+            kept.append((row[0], scan, row[2], group, *row[4:], marks))
     frame = pd.DataFrame(kept, columns=VERDICT_COLUMNS)
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame

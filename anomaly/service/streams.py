@@ -11,23 +11,23 @@ from typing import TYPE_CHECKING
 
 from anomaly.accuracy import Accuracy
 from anomaly.config.durations import format_duration
+from anomaly.config.settings import ScanSettings
 from anomaly.errors import spark_error_message
+from anomaly.judging.report import ScanReport, ScanStatus
+from anomaly.judging.sinks import dispatch
 from anomaly.service.reading import SourceError
-from anomaly.service.report import ScanReport, ScanStatus
-from anomaly.service.scan import describe
-from anomaly.service.sinks import dispatch
+from anomaly.service.session import describe
 from anomaly.streaming.accuracy_stream import StreamingAccuracy
 from anomaly.streaming.metrics_stream import StreamingMetrics
 from anomaly.streaming.stream import WindowedStream
 from anomaly.streaming.trigger import AVAILABLE_NOW
-from repository import DATASET_TAG
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming import StreamingQuery
 
     from anomaly.config.source_config import SourceConfig
-    from anomaly.service.scan import ScanRunner
+    from anomaly.service.session import ScanSession
 
 LOG = logging.getLogger("anomaly.streaming")
 RESTART_DELAYS = (5.0, 30.0, 120.0, 600.0)
@@ -82,19 +82,13 @@ class StreamScan:
         return self.query
 
 
-def stream_scan(runner: ScanRunner, name: str, alert: bool = True) -> StreamScan:
-    """The job of stream scan `name`, ready to start (its sources are analysed here)."""
-    config = runner.config
-    scan = config.scan(name)
-    settings = scan.stream
-    assert settings is not None
-    source = config.sources[scan.source]
+def stream_scan(runner: ScanSession, settings: ScanSettings, alert: bool = True) -> StreamScan:
+    """The job of a stream scan, ready to start (its sources are analysed here)."""
+    config, scan, source, name = runner.config, settings.scan, settings.source, settings.name
+    stream = scan.stream
+    assert stream is not None
     df = read_stream(runner.spark, scan.source, source)
-    plans = config.plans(name)
-    tags = {DATASET_TAG: scan.source, **scan.tags, "scan": name}
-    sinks = config.sinks(name) if alert else {}
-    spec = config.alert_budget(name)
-    budget = None if spec is None else spec.budget
+    plans, sinks = settings.plans, settings.sinks if alert else {}
     accuracy = plans[0].analyzer
     target = config.sources.get(accuracy.target) if isinstance(accuracy, Accuracy) else None
     frames: tuple[DataFrame, ...]
@@ -102,45 +96,46 @@ def stream_scan(runner: ScanRunner, name: str, alert: bool = True) -> StreamScan
         frames = (df, read_stream(runner.spark, accuracy.target, target))
         job: WindowedStream = StreamingAccuracy(
             name, plans[0], source_time=str(source.time_column),
-            target_time=str(target.time_column), window=settings.window,
-            watermark=settings.watermark, repository=runner.repository,
-            rows_path=settings.rows_path, tolerance=settings.tolerance, group_by=scan.group_by,
-            tags=tags, sinks=sinks, history_window=scan.history_window, alert_budget=budget,
+            target_time=str(target.time_column), window=stream.window,
+            watermark=stream.watermark, repository=runner.repository,
+            rows_path=stream.rows_path, tolerance=stream.tolerance, group_by=scan.group_by,
+            tags=settings.tags, sinks=sinks, history_window=scan.history_window,
+            alert_budget=settings.budget,
         )  # fmt: skip
     else:
         frames = (df,)
         job = StreamingMetrics(
-            name, plans, time_column=str(source.time_column), window=settings.window,
-            watermark=settings.watermark, repository=runner.repository,
-            group_by=scan.group_by, tags=tags, sinks=sinks,
-            history_window=scan.history_window, alert_budget=budget,
+            name, plans, time_column=str(source.time_column), window=stream.window,
+            watermark=stream.watermark, repository=runner.repository,
+            group_by=scan.group_by, tags=settings.tags, sinks=sinks,
+            history_window=scan.history_window, alert_budget=settings.budget,
         )  # fmt: skip
-    return StreamScan(name, job, frames, settings.checkpoint, settings.trigger)
+    return StreamScan(name, job, frames, stream.checkpoint, stream.trigger)
 
 
-def run_available(runner: ScanRunner, name: str, alert: bool = True) -> ScanReport:
-    """Process what stream scan `name` has available, then stop (``anomaly scan``): one report
+def run_available(runner: ScanSession, settings: ScanSettings, alert: bool = True) -> ScanReport:
+    """Process what a stream scan has available, then stop (``anomaly scan``): one report
     with the findings of every window that closed (each window was alerted as it closed).
 
     Never raises: a failure is the report (status FAILED), alerted when `alert`.
     """
-    started = time.monotonic()
+    started, name = time.monotonic(), settings.name
     scan = None
     try:
-        scan = stream_scan(runner, name, alert)
+        scan = stream_scan(runner, settings, alert)
         scan.start(AVAILABLE_NOW).awaitTermination()
     except Exception as error:
         cause = scan.job.error if scan is not None and scan.job.error is not None else error
         report = ScanReport(name, datetime.now(UTC), error=describe(cause))
         if alert:
-            dispatch(report, runner.config.sinks(name))
+            dispatch(report, settings.sinks)
         return report
     batches = list(scan.job.reports)
     closed = [w for b in batches for w in b.closed]
     when = closed[-1].window.start_time if closed else datetime.now(UTC).replace(microsecond=0)
     findings = [f for w in closed for f in w.report.findings]
     groups = max((w.report.groups for w in closed), default=0)
-    report = ScanReport(name, when, None, findings, len(runner.config.scan(name).metrics), groups)
+    report = ScanReport(name, when, None, findings, len(settings.scan.metrics), groups)
     late = sum(b.late_rows for b in batches)
     if late:  # a note makes the scan a warning: rows were counted but not measured
         report.notes.append(f"{late} rows arrived after their window closed")
@@ -157,7 +152,7 @@ class StreamQueries:
     scheduled scans go on.
     """
 
-    def __init__(self, runner: ScanRunner, names: list[str]) -> None:
+    def __init__(self, runner: ScanSession, names: list[str]) -> None:
         self.runner = runner
         self.names = names
         self.scans: dict[str, StreamScan] = {}
@@ -194,16 +189,17 @@ class StreamQueries:
     def _start(self, name: str) -> None:
         self.retry_at.pop(name, None)
         try:
-            scan = self.scans.get(name) or stream_scan(self.runner, name)
+            settings = ScanSettings.of(self.runner.config, name)
+            scan = self.scans.get(name) or stream_scan(self.runner, settings)
             self.scans[name] = scan
             scan.start()
         except Exception as error:
             self._failed(name, describe(error))
             return
-        settings = self.runner.config.scan(name).stream
-        assert settings is not None
+        stream = self.runner.config.scan(name).stream
+        assert stream is not None
         LOG.info("stream scan %s: started, %s windows, micro-batches every %s", name,
-                 format_duration(settings.window), settings.trigger)  # fmt: skip
+                 format_duration(stream.window), stream.trigger)  # fmt: skip
 
     def _failed(self, name: str, error: str) -> None:
         count = self.failures[name] = self.failures.get(name, 0) + 1
