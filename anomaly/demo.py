@@ -16,13 +16,14 @@ from pathlib import Path
 from anomaly.config.loading import load_config
 from anomaly.demo_data import START, Incident, incidents, write_events
 from anomaly.errors import ConfigurationError
-from anomaly.judging.report import Finding, ScanReport, ScanStatus
+from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.tables import band, group_label, number, text_table
 from anomaly.report.page import write_report
 from anomaly.service.backfill import backfill
 from anomaly.service.progress import Progress
 from anomaly.service.query_commands import slug
 from anomaly.service.scan import ScanRunner
+from repository import AnomalyVerdict
 
 SCAN = "events_daily"
 CONFIG = """\
@@ -115,8 +116,9 @@ def run_demo(
     progress = Progress.silent() if quiet else Progress.to_stream(sys.stderr)
     rows = write_events(root / "data" / "events.parquet", days)
     config_path = root / "anomaly.yml"
-    config_path.write_text((TUNED_CONFIG if tuned else CONFIG).format(master=master),
-                           encoding="utf-8")  # fmt: skip
+    config_path.write_text(
+        (TUNED_CONFIG if tuned else CONFIG).format(master=master), encoding="utf-8"
+    )
     progress.step(f"demo: {rows:,} events over {days} days in {root / 'data'}")
     runner = ScanRunner(load_config(config_path), progress=progress)
     spark_started = time.monotonic()
@@ -143,12 +145,16 @@ def run_demo(
 def _plots(runner: ScanRunner, root: Path, reports: list[ScanReport]) -> list[Path]:
     from anomaly.plots import plot_metric
 
-    metrics = sorted({f.verdict.metric_id for r in reports for f in r.problems})
+    metrics = sorted({f.metric_id for r in reports for f in r.problems})
     return [
-        plot_metric(runner.repository, metric, root / "plots" / f"{slug(metric)}.png",
-                    tags=runner.tags(SCAN))
+        plot_metric(
+            runner.repository,
+            metric,
+            root / "plots" / f"{slug(metric)}.png",
+            tags=runner.tags(SCAN),
+        )
         for metric in metrics
-    ]  # fmt: skip
+    ]
 
 
 def _summary(
@@ -164,22 +170,28 @@ def _summary(
     injected = {
         (i.day.isoformat(), i.country, KIND_METRICS[i.kind]): i for i in incidents(START, days)
     }
-    found: list[tuple[ScanReport, Finding]] = [(r, f) for r in reports for f in r.problems]
+    found: list[tuple[ScanReport, AnomalyVerdict]] = [(r, f) for r in reports for f in r.problems]
     table_rows = []
     caught: set[Incident] = set()
     others = 0
     for report, finding in found:
-        v = finding.verdict
+        v = finding
         incident = injected.get((report.when, v.group.get("country") or "", v.metric_id))
         if incident is None:
             others += 1
         else:
             caught.add(incident)
         table_rows.append(
-            [report.when, group_label(v.group), v.metric_id, number(v.value),
-             band(v.lower, v.upper), number(v.history_length),
-             incident.description if incident else "(false alarm)"]
-        )  # fmt: skip
+            [
+                report.when,
+                group_label(v.group),
+                v.metric_id,
+                number(v.value),
+                band(v.lower, v.upper),
+                number(v.history_length),
+                incident.description if incident else "(false alarm)",
+            ]
+        )
     headers = ["day", "group", "metric", "value", "expected", "history", "injected incident"]
     lines = [
         "",

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from anomaly.config.loading import load_config
-from anomaly.judging.report import Finding, ScanReport, ScanStatus
+from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.tables import text_table
 from anomaly.monitors.demo_data import (
     BACKFILLED,
@@ -29,6 +29,7 @@ from anomaly.monitors.explain import explain
 from anomaly.service.backfill import backfill
 from anomaly.service.progress import Progress
 from anomaly.service.scan import ScanRunner
+from repository import AnomalyVerdict
 
 SCAN = "orders"
 CONFIG = """\
@@ -81,14 +82,14 @@ def _day(offset: int) -> datetime:
 def _summary(
     root: Path, rows: int, reports: list[ScanReport], runner: ScanRunner, seconds: float
 ) -> str:
-    found: list[tuple[ScanReport, Finding, Problem | None]] = []
+    found: list[tuple[ScanReport, AnomalyVerdict, Problem | None]] = []
     for report in reports:
         for finding in report.problems:
             found.append((report, finding, _injected(report, finding)))
     caught = {p for _, _, p in found if p is not None}
     others = sum(p is None for _, _, p in found)
     table_rows = [
-        [r.when, f.severity.upper(), f.verdict.metric_id, p.description if p else "(other)"]
+        [r.when, (f.severity or "warning").upper(), f.metric_id, p.description if p else "(other)"]
         for r, f, p in found
     ]
     lines = [
@@ -117,8 +118,8 @@ def _summary(
     return "\n".join(lines)
 
 
-def _injected(report: ScanReport, finding: Finding) -> Problem | None:
-    metric = finding.verdict.metric_id
+def _injected(report: ScanReport, finding: AnomalyVerdict) -> Problem | None:
+    metric = finding.metric_id
     return next(
         (p for p in PROBLEMS if p.when.isoformat() == report.when and p.explains(metric)), None
     )

@@ -22,9 +22,13 @@ WRAPPERS: dict[str, tuple[Any, str]] = {
 }
 """Detectors of one inner ``detector``, with what that inner detector is for."""
 FATIGUE_CONTROLS: dict[str, Any] = {
-    "first_of_run": False, "min_absolute_change": None, "min_relative_change": None, "k": 1,
-    "n": 1, "cooldown": 0,
-}  # fmt: skip
+    "first_of_run": False,
+    "min_absolute_change": None,
+    "min_relative_change": None,
+    "k": 1,
+    "n": 1,
+    "cooldown": 0,
+}
 """AlertFatigue's controls with the values that leave a detector's alerts unchanged."""
 NONE = "none"
 """The detector type that turns detection off for a metric (it is only recorded)."""

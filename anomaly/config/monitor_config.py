@@ -49,8 +49,10 @@ class ColumnsMonitor(Judged):
     @classmethod
     def _lists(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            return {k: [v] if k in ("include", "exclude") and isinstance(v, str) else v
-                    for k, v in data.items()}  # fmt: skip
+            return {
+                k: [v] if k in ("include", "exclude") and isinstance(v, str) else v
+                for k, v in data.items()
+            }
         return data
 
 

@@ -221,9 +221,14 @@ def _metric(analyzer: Analyzer[Any], result: Any, labels: dict[str, str | None])
     if isinstance(result, str):
         return analyzer.failure(f"{analyzer.metric_id}: {result}", labels)
     return Metric(
-        analyzer.entity, analyzer.instance, analyzer.metric_name, analyzer.metric_id,
-        result, None, labels,
-    )  # fmt: skip
+        analyzer.entity,
+        analyzer.instance,
+        analyzer.metric_name,
+        analyzer.metric_id,
+        result,
+        None,
+        labels,
+    )
 
 
 def _expression_problem(df: DataFrame, expression: str) -> str | None:

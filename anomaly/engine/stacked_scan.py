@@ -179,10 +179,15 @@ def _aggregates(j: int, inputs: tuple[str, ...]) -> list[Column]:
     if "number" in inputs:
         number = F.col(f"__number{j}")
         found += [
-            F.count(number), F.min(number), F.max(number), F.sum(number), F.var_pop(number),
-            F.kll_sketch_agg_double(number, KLL_K), F.count(F.when(number == 0, 1)),
+            F.count(number),
+            F.min(number),
+            F.max(number),
+            F.sum(number),
+            F.var_pop(number),
+            F.kll_sketch_agg_double(number, KLL_K),
+            F.count(F.when(number == 0, 1)),
             F.count(F.when(number < 0, 1)),
-        ]  # fmt: skip
+        ]
     if "text" in inputs:
         text = F.col(f"__text{j}")
         # One more than reported, plus one for null (an item too): more means too many.
@@ -203,10 +208,15 @@ def _slot_values(rows: int, inputs: tuple[str, ...], values: Sequence[Any]) -> S
     if "number" in inputs:
         count, low, high, total, variance, sketch, zeros, negatives = values[offset : offset + 8]
         fields.update(
-            numbers=int(count or 0), minimum=_float(low), maximum=_float(high),
-            total=float(total or 0.0), variance=_float(variance), quantiles=_bytes(sketch),
-            zeros=int(zeros or 0), negatives=int(negatives or 0),
-        )  # fmt: skip
+            numbers=int(count or 0),
+            minimum=_float(low),
+            maximum=_float(high),
+            total=float(total or 0.0),
+            variance=_float(variance),
+            quantiles=_bytes(sketch),
+            zeros=int(zeros or 0),
+            negatives=int(negatives or 0),
+        )
         offset += 8
     if "text" in inputs:
         found = values[offset] or ()

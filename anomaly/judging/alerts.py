@@ -8,8 +8,11 @@ from anomaly.judging.report import ScanReport, ScanStatus
 
 MAX_ROWS = 20
 """Rows of the findings table in one alert (Slack limits a section to 3,000 characters)."""
-ICONS = {ScanStatus.WARNING: ":warning:", ScanStatus.ERROR: ":rotating_light:",
-         ScanStatus.FAILED: ":x:"}  # fmt: skip
+ICONS = {
+    ScanStatus.WARNING: ":warning:",
+    ScanStatus.ERROR: ":rotating_light:",
+    ScanStatus.FAILED: ":x:",
+}
 
 
 def should_alert(report: ScanReport, min_severity: str) -> bool:

@@ -12,9 +12,9 @@ the repository's own identity of a group, so ``Zürich`` is ``Zürich`` everywhe
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -99,7 +99,7 @@ def without_exclusions(frame: pd.DataFrame, moment: pd.Timestamp) -> pd.DataFram
     return frame[~frame[EXCLUDED].astype(bool) | (frame["timestamp"] == moment)]
 
 
-def _frame(rows: list[tuple[object, ...]]) -> pd.DataFrame:
+def _frame(rows: Sequence[tuple[Any, ...]]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=COLUMNS).astype({"excluded": bool})
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame.sort_values("timestamp", kind="stable", ignore_index=True)

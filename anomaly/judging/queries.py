@@ -68,8 +68,20 @@ def metric_points(
     return frame[POINT_COLUMNS].sort_values(["group", "timestamp"], ignore_index=True)
 
 
-VERDICT_COLUMNS = ["timestamp", "scan", "metric_id", "group", "value", "lower", "upper",
-                   "status", "detector", "history_length", "detail", "annotations"]  # fmt: skip
+VERDICT_COLUMNS = [
+    "timestamp",
+    "scan",
+    "metric_id",
+    "group",
+    "value",
+    "lower",
+    "upper",
+    "status",
+    "detector",
+    "history_length",
+    "detail",
+    "annotations",
+]
 
 
 def verdict_rows(
@@ -110,8 +122,8 @@ def verdict_rows(
         if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3]):
             applying = of_run(known, row[0], row[1])
             marks = ", ".join(kinds(applying, row[2], row[3], row[0])) if applying else ""
-            scan, group = row[1].get(SCAN_TAG), canonical_key(row[3])
-            kept.append((row[0], scan, row[2], group, *row[4:], marks))
+            scan, key = row[1].get(SCAN_TAG), canonical_key(row[3])
+            kept.append((row[0], scan, row[2], key, *row[4:], marks))
     frame = pd.DataFrame(kept, columns=VERDICT_COLUMNS)
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame

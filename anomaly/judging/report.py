@@ -1,9 +1,9 @@
-"""What one scan found: findings (verdicts with their severity), status, rendering."""
+"""What one scan found: its verdicts (each with its metric's severity), status, rendering."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import IntEnum
 from typing import Any
@@ -37,29 +37,27 @@ class ScanStatus(IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True)
-class Finding:
-    """A verdict on one metric point and the severity its metric is configured with.
+def Finding(verdict: AnomalyVerdict, severity: Severity) -> AnomalyVerdict:  # noqa: N802
+    """Deprecated: a verdict with its metric's severity is the verdict itself
+    (`AnomalyVerdict.severity`); ``finding.verdict`` is the verdict too.
 
     >>> finding = Finding(AnomalyVerdict("Size(*)", "anomaly", "RobustMAD"), "warning")
-    >>> finding.is_problem, finding.level.label
-    (True, 'warning')
+    >>> is_problem(finding), level(finding).label, finding.verdict is finding
+    (True, 'warning', True)
     """
+    return replace(verdict, severity=severity)
 
-    verdict: AnomalyVerdict
-    severity: Severity
 
-    @property
-    def is_problem(self) -> bool:
-        """An anomaly, or a metric that could not be computed."""
-        return self.verdict.status in PROBLEMS
+def is_problem(verdict: AnomalyVerdict) -> bool:
+    """An anomaly, or a metric that could not be computed."""
+    return verdict.status in PROBLEMS
 
-    @property
-    def level(self) -> ScanStatus:
-        """The status this finding gives its scan."""
-        if not self.is_problem:
-            return ScanStatus.OK
-        return ScanStatus.ERROR if self.severity == "error" else ScanStatus.WARNING
+
+def level(verdict: AnomalyVerdict) -> ScanStatus:
+    """The status a verdict gives its scan: by its severity when it is a problem."""
+    if not is_problem(verdict):
+        return ScanStatus.OK
+    return ScanStatus.ERROR if verdict.severity == "error" else ScanStatus.WARNING
 
 
 @dataclass
@@ -72,7 +70,7 @@ class ScanReport:
     >>> verdict = AnomalyVerdict("Size(*)", "anomaly", "RobustMAD", value=15.0, lower=38.0,
     ...                          upper=81.0, history_length=70, group={"country": "FR"})
     >>> report = ScanReport("daily", datetime(2026, 3, 12, tzinfo=UTC), "day",
-    ...                     [Finding(verdict, "error")], metrics=4, groups=5)
+    ...                     [replace(verdict, severity="error")], metrics=4, groups=5)
     >>> report.status.label, report.headline()
     ('error', 'daily 2026-03-12: 1 anomaly (4 metrics x 5 groups)')
     >>> print(report.table())
@@ -83,7 +81,8 @@ class ScanReport:
     scan: str
     time: datetime
     partition: str | None = None
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[AnomalyVerdict] = field(default_factory=list)
+    """Every verdict of the run, each with its metric's severity."""
     metrics: int = 0
     groups: int = 0
     notes: list[str] = field(default_factory=list)
@@ -96,8 +95,7 @@ class ScanReport:
         cls, scan: str, time: datetime, partition: str | None, run: RunVerdicts, metrics: int
     ) -> ScanReport:
         """The report of a judged run (`judge_run`) of `metrics` metrics."""
-        findings = [Finding(v, run.severity(v)) for v in run.verdicts]
-        report = cls(scan, time, partition, findings, metrics, run.groups)
+        report = cls(scan, time, partition, list(run.verdicts), metrics, run.groups)
         report.budget = run.budget
         return report
 
@@ -106,16 +104,16 @@ class ScanReport:
         """FAILED when the scan could not run; else the worst finding (notes warn)."""
         if self.error is not None:
             return ScanStatus.FAILED
-        levels = [f.level for f in self.findings]
+        levels = [level(v) for v in self.findings]
         if self.notes:
             levels.append(ScanStatus.WARNING)
         return max(levels, default=ScanStatus.OK)
 
     @property
-    def problems(self) -> list[Finding]:
+    def problems(self) -> list[AnomalyVerdict]:
         """Anomalies and failed metrics, errors first."""
-        found = [f for f in self.findings if f.is_problem]
-        return sorted(found, key=lambda f: (f.severity != "error", f.verdict.metric_id))
+        found = [v for v in self.findings if is_problem(v)]
+        return sorted(found, key=lambda v: (v.severity != "error", v.metric_id))
 
     @property
     def when(self) -> str:
@@ -124,8 +122,8 @@ class ScanReport:
 
     def headline(self) -> str:
         """One line: scan, time and what was found."""
-        anomalies = sum(f.verdict.status == "anomaly" for f in self.findings)
-        failed = sum(f.verdict.status == "error" for f in self.findings)
+        anomalies = sum(v.status == "anomaly" for v in self.findings)
+        failed = sum(v.status == "error" for v in self.findings)
         if self.error is not None:
             found = f"FAILED: {self.error}"
         else:
@@ -143,12 +141,17 @@ class ScanReport:
     def table(self, indent: str = "") -> str:
         """The problems as a text table (empty text when there are none)."""
         rows = [
-            [f.severity.upper(), group_label(v.group), v.metric_id,
-             number(v.value) if v.status == "anomaly" else "failed",
-             band(v.lower, v.upper), number(v.history_length), v.detector]
-            for f in self.problems
-            for v in [f.verdict]
-        ]  # fmt: skip
+            [
+                (v.severity or "warning").upper(),
+                group_label(v.group),
+                v.metric_id,
+                number(v.value) if v.status == "anomaly" else "failed",
+                band(v.lower, v.upper),
+                number(v.history_length),
+                v.detector,
+            ]
+            for v in self.problems
+        ]
         if not rows:
             return ""
         headers = ["severity", "group", "metric", "value", "expected", "history", "detector"]
@@ -166,21 +169,9 @@ class ScanReport:
             "seconds": None if self.seconds is None else round(self.seconds, 2),
             "notes": self.notes,
             "error": self.error,
-            "alert_budget": None if self.budget is None else {
-                "rule": self.budget.rule, "p_threshold": self.budget.threshold,
-                "held_back": self.budget.held_back, "series": self.budget.series,
-                "without_p_values": self.budget.unranked,
-            },
-            "problems": [
-                {"severity": f.severity, "status": f.verdict.status,
-                 "metric": f.verdict.metric_id, "group": dict(f.verdict.group),
-                 "value": _finite(f.verdict.value), "lower": _finite(f.verdict.lower),
-                 "upper": _finite(f.verdict.upper), "history": f.verdict.history_length,
-                 "detector": f.verdict.detector, "detail": f.verdict.detail,
-                 "p_value": f.verdict.p_value}
-                for f in self.problems
-            ],
-        }  # fmt: skip
+            "alert_budget": None if self.budget is None else _budget(self.budget),
+            "problems": [_problem(v) for v in self.problems],
+        }
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -189,3 +180,29 @@ def _count(n: int, one: str, many: str) -> str:
 
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
+
+
+def _problem(verdict: AnomalyVerdict) -> dict[str, Any]:
+    return {
+        "severity": verdict.severity,
+        "status": verdict.status,
+        "metric": verdict.metric_id,
+        "group": dict(verdict.group),
+        "value": _finite(verdict.value),
+        "lower": _finite(verdict.lower),
+        "upper": _finite(verdict.upper),
+        "history": verdict.history_length,
+        "detector": verdict.detector,
+        "detail": verdict.detail,
+        "p_value": verdict.p_value,
+    }
+
+
+def _budget(budget: BudgetOutcome) -> dict[str, Any]:
+    return {
+        "rule": budget.rule,
+        "p_threshold": budget.threshold,
+        "held_back": budget.held_back,
+        "series": budget.series,
+        "without_p_values": budget.unranked,
+    }

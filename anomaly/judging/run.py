@@ -10,7 +10,7 @@ are made of.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -29,26 +29,18 @@ if TYPE_CHECKING:
     from repository import MetricsRepository
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunVerdicts:
-    """A judged run: every verdict (judged, held back, failed, added), each metric's severity,
-    and the alert budget's outcome (None without a budget).
+    """A judged run: every verdict (judged, held back, failed, added), each with its
+    metric's severity; the alert budget's outcome (None without a budget); its group count.
 
-    >>> verdict = AnomalyVerdict("Size(*)", "anomaly", "Adaptive")
-    >>> found = RunVerdicts([verdict], {"Size(*)": "error"})
-    >>> [(v.metric_id, found.severity(v)) for v in found.verdicts]
-    [('Size(*)', 'error')]
+    >>> RunVerdicts([AnomalyVerdict("Size(*)", "anomaly", "Adaptive", severity="error")]).groups
+    0
     """
 
     verdicts: list[AnomalyVerdict]
-    severities: dict[str, Severity]
     budget: BudgetOutcome | None = None
     groups: int = 0
-    added: list[AnomalyVerdict] = field(default_factory=list)
-
-    def severity(self, verdict: AnomalyVerdict) -> Severity:
-        """The severity of `verdict`'s metric (``warning`` for one without a plan)."""
-        return self.severities.get(verdict.metric_id, "warning")
 
 
 def judge_run(
@@ -83,13 +75,11 @@ def judge_run(
     if budget is not None:
         verdicts, outcome = hold_back(verdicts, budget, checks_per_week)
     verdicts += failure_verdicts(records, plans)
-    extra = list(added)
-    verdicts += [verdict for verdict, _ in extra]
+    verdicts = [replace(v, severity=plans[v.metric_id].severity) for v in verdicts]
+    verdicts += [replace(verdict, severity=severity) for verdict, severity in added]
     if store:
         repository.save(key, records, verdicts=verdicts)
-    severities = {metric_id: plan.severity for metric_id, plan in plans.items()}
-    severities.update({verdict.metric_id: severity for verdict, severity in extra})
-    return RunVerdicts(verdicts, severities, outcome, count_groups(records))
+    return RunVerdicts(verdicts, outcome, count_groups(records))
 
 
 def plans_by_record(context: AnalyzerContext, plans: Sequence[MetricPlan]) -> dict[str, MetricPlan]:

@@ -16,13 +16,13 @@ from anomaly.config.periods import label, latest_complete, period_start
 from anomaly.config.settings import ScanSettings
 from anomaly.errors import AnomalyError
 from anomaly.judging.history import history_frame
-from anomaly.judging.report import Finding, ScanReport, ScanStatus
+from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.run import judge_run, plans_by_record
 from anomaly.judging.tables import band, group_label, number, text_table
 from anomaly.service.reading import PERIOD_COLUMN, period_of, read_source
 from anomaly.service.scan import ScanRunner
 from anomaly.service.session import describe
-from repository import MetricRecord, ResultKey
+from repository import AnomalyVerdict, MetricRecord, ResultKey
 
 LOG = logging.getLogger("anomaly.service")
 
@@ -48,7 +48,7 @@ class BackfillReport:
         return ScanStatus.FAILED if self.error is not None else ScanStatus.OK
 
     @property
-    def anomalies(self) -> list[tuple[ScanReport, Finding]]:
+    def anomalies(self) -> list[tuple[ScanReport, AnomalyVerdict]]:
         """Every problem found, in time order."""
         return [(r, f) for r in self.partitions for f in r.problems]
 
@@ -69,14 +69,29 @@ class BackfillReport:
     def table(self) -> str:
         """The problems found, one row per partition, group and metric."""
         rows = [
-            [report.when, f.severity.upper(), group_label(v.group), v.metric_id,
-             number(v.value) if v.status == "anomaly" else "failed", band(v.lower, v.upper),
-             number(v.history_length), v.detector]
+            [
+                report.when,
+                (f.severity or "warning").upper(),
+                group_label(v.group),
+                v.metric_id,
+                number(v.value) if v.status == "anomaly" else "failed",
+                band(v.lower, v.upper),
+                number(v.history_length),
+                v.detector,
+            ]
             for report, f in self.anomalies
-            for v in [f.verdict]
-        ]  # fmt: skip
-        headers = ["partition", "severity", "group", "metric", "value", "expected", "history",
-                   "detector"]  # fmt: skip
+            for v in [f]
+        ]
+        headers = [
+            "partition",
+            "severity",
+            "group",
+            "metric",
+            "value",
+            "expected",
+            "history",
+            "detector",
+        ]
         return text_table(headers, rows) if rows else ""
 
 
@@ -149,10 +164,17 @@ def _backfill(
             key = ResultKey(when, tags)
             added = monitor.schema_verdicts(repository, key) if monitor is not None else []
             found = judge_run(
-                records, record_plans, repository, key, budget=settings.budget,
-                checks_per_week=settings.checks_per_week, history=frame, window=window,
-                added=added, store=False,
-            )  # fmt: skip
+                records,
+                record_plans,
+                repository,
+                key,
+                budget=settings.budget,
+                checks_per_week=settings.checks_per_week,
+                history=frame,
+                window=window,
+                added=added,
+                store=False,
+            )
             repository.save_verdicts(key, found.verdicts)  # the run itself is stored above
             reports.append(ScanReport.of(name, when, settings.partition, found, len(plans)))
             if i % 30 == 0 and i < len(partitions):

@@ -83,8 +83,11 @@ def serve_command(args: argparse.Namespace) -> int:
     ui = start_ui(args, runner.config.repository)  # None without --ui
     LOG.info("serving %d scheduled scan(s): %s", len(service.names), ", ".join(service.names))
     if service.streams.names:
-        LOG.info("serving %d stream scan(s): %s", len(service.streams.names),
-                 ", ".join(service.streams.names))  # fmt: skip
+        LOG.info(
+            "serving %d stream scan(s): %s",
+            len(service.streams.names),
+            ", ".join(service.streams.names),
+        )
     try:
         return service.serve_forever()
     finally:

@@ -32,11 +32,15 @@ def register(commands: Any) -> argparse.ArgumentParser:
         "column health; history goes to the default repository.",
         epilog="exit codes: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 failure",
     )
-    parser.add_argument("source", metavar="PATH_OR_TABLE", help="files (parquet, csv, json) or "
-                        "a table name")  # fmt: skip
+    parser.add_argument(
+        "source", metavar="PATH_OR_TABLE", help="files (parquet, csv, json) or a table name"
+    )
     parser.add_argument("--time-column", help="event time column: one run per day (or hour)")
-    parser.add_argument("--partition", choices=("day", "hour"), help="with --time-column: the "
-                        "partition length (default day)")  # fmt: skip
+    parser.add_argument(
+        "--partition",
+        choices=("day", "hour"),
+        help="with --time-column: the partition length (default day)",
+    )
     parser.add_argument(
         "--at",
         metavar="TIME",
@@ -53,17 +57,29 @@ def register(commands: Any) -> argparse.ArgumentParser:
         default="auto",
         help="comma-separated: volume, freshness, schema, columns, timeliness (default auto: all)",
     )
-    parser.add_argument("--include", action="append", metavar="GLOB", help="columns to watch "
-                        "(repeatable; default all)")  # fmt: skip
+    parser.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help="columns to watch (repeatable; default all)",
+    )
     parser.add_argument("--exclude", action="append", metavar="GLOB", help="columns not to watch")
-    parser.add_argument("--group-by", action="append", metavar="COLUMN", help="per value of "
-                        "COLUMN (repeatable)")  # fmt: skip
-    parser.add_argument("--name", help="the dataset name in the history (default: from the "
-                        "path or table)")  # fmt: skip
-    parser.add_argument("--input-format", choices=("parquet", "csv", "json"),
-                        help="how to read a path (default: by its extension)")  # fmt: skip
-    parser.add_argument("-r", "--repository", help=f"DuckDB file (default ${REPOSITORY_VARIABLE} "
-                        f"or ./{DEFAULT_REPOSITORY})")  # fmt: skip
+    parser.add_argument(
+        "--group-by", action="append", metavar="COLUMN", help="per value of COLUMN (repeatable)"
+    )
+    parser.add_argument(
+        "--name", help="the dataset name in the history (default: from the path or table)"
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=("parquet", "csv", "json"),
+        help="how to read a path (default: by its extension)",
+    )
+    parser.add_argument(
+        "-r",
+        "--repository",
+        help=f"DuckDB file (default ${REPOSITORY_VARIABLE} or ./{DEFAULT_REPOSITORY})",
+    )
     parser.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -147,8 +163,10 @@ def config_of(args: argparse.Namespace) -> dict[str, Any]:
     monitors: Any = chosen[0] if chosen == ["auto"] else chosen
     if args.include or args.exclude:
         if monitors != "auto" and "columns" not in monitors:
-            raise ConfigurationError("--include and --exclude choose the columns of the columns "
-                                     "monitor, which --monitors leaves out")  # fmt: skip
+            raise ConfigurationError(
+                "--include and --exclude choose the columns of the columns "
+                "monitor, which --monitors leaves out"
+            )
         options = {"include": args.include or ["*"], "exclude": args.exclude or []}
         names = list(KINDS) if monitors == "auto" else monitors
         monitors = [m for m in names if m != "columns"] + [{"columns": options}]

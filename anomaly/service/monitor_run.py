@@ -8,11 +8,12 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers import Analyzer, CountState, Size, Timeliness
-from anomaly.config.config import SCAN_TAG, ServiceConfig
+from anomaly.config.config import SCAN_TAG, Defaults, ScanConfig
 from anomaly.config.metric_spec import Severity
 from anomaly.config.monitor_config import Judged, MonitorsConfig
 from anomaly.config.periods import LENGTHS
-from anomaly.config.plans import MetricPlan, resolve_plan
+from anomaly.config.plans import JudgingLevel, MetricPlan, resolve_plan
+from anomaly.config.settings import ScanSettings
 from anomaly.errors import ConfigurationError
 from anomaly.monitors.column_health import ColumnHealth
 from anomaly.monitors.columns import arrival_column, choose, leaf_columns
@@ -45,18 +46,22 @@ class MonitorRun:
 
     @classmethod
     def build(
-        cls, config: ServiceConfig, name: str, df: DataFrame, repository: MetricsRepository
+        cls,
+        settings: ScanSettings,
+        defaults: Defaults,
+        df: DataFrame,
+        repository: MetricsRepository,
     ) -> MonitorRun:
         """The monitors of scan `name` on `df` (the whole source); the previous schema snapshot
         in `repository` tells a dropped column from a column pattern that never matched."""
-        scan = config.scan(name)
+        scan, name = settings.scan, settings.name
         monitors = scan.monitors
         assert monitors is not None
-        source = config.sources[scan.source]
+        source = settings.source
         where = f"scans.{name}.monitors"
-        judging = _Judging(config, name)
+        judging = _Judging(scan, defaults)
         plans: list[MetricPlan] = []
-        if monitors.volume and not any(p.analyzer == Size() for p in config.plans(name)):
+        if monitors.volume and not any(p.analyzer == Size() for p in settings.plans):
             plans.append(judging.plan(Size(), monitors.volume, "volume"))
         schema = df.schema
         group_by = set(scan.group_by)
@@ -187,15 +192,15 @@ class _Judging:
     the scan's, else the config's defaults (column health and timeliness: warning), as
     `resolve_plan` resolves them; freshness only rises."""
 
-    config: ServiceConfig
-    name: str
+    scan: ScanConfig
+    defaults: Defaults
 
     def plan(self, analyzer: Analyzer[Any], options: Judged | None, kind: str) -> MetricPlan:
         if options is None:  # measured for another monitor only: recorded, not judged
             return MetricPlan.recorded(analyzer)
         quiet: Severity | None = "warning" if kind in ("columns", "timeliness") else None
-        levels = [options, self.config.scan(self.name)]
-        plan = resolve_plan(analyzer, levels, self.config.defaults, severity=quiet)
+        levels: list[JudgingLevel | None] = [options, self.scan]
+        plan = resolve_plan(analyzer, levels, self.defaults, severity=quiet)
         if kind == "freshness" and plan.detector is not None:
             label = f"UpperOnly({plan.detector_label})"
             return replace(plan, detector=UpperOnly(plan.detector), detector_label=label)

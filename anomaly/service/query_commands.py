@@ -6,38 +6,21 @@ import argparse
 import json
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from anomaly.config.config import SCAN_TAG
-from anomaly.config.loading import load_config
+from anomaly.config.loading import open_repository
 from anomaly.config.parameters import pairs
 from anomaly.config.periods import parse_time
-from anomaly.errors import ConfigurationError
 from anomaly.judging.history import group_of
 from anomaly.judging.queries import metric_points, verdict_rows
 from anomaly.judging.report import PROBLEMS
 from anomaly.judging.tables import band, group_label, number, text_table
-from repository import MetricsRepository
-from repository.backends import is_url
 
 WIDE_GROUPS = 8
 """Up to this many groups, ``history`` prints one column per group."""
-
-
-def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[str, str]]:
-    """The repository of ``--config`` or ``--repository`` and the tag filter (``--scan``,
-    ``--tag``)."""
-    path = load_config(args.config).repository if args.config else args.repository
-    if path != ":memory:" and not is_url(path) and not Path(path).exists():
-        raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
-    tags = dict(pairs(args.tag, "--tag"))
-    if args.scan:
-        tags[SCAN_TAG] = args.scan
-    return MetricsRepository(path), tags
 
 
 def history_command(args: argparse.Namespace) -> int:
@@ -62,17 +45,23 @@ def history_command(args: argparse.Namespace) -> int:
             ]
             print(text_table(["timestamp", *wide.columns, *extra], rows))
         else:
-            points = zip(frame["timestamp"], labels, frame["value"], frame["annotations"],
-                         strict=True)  # fmt: skip
+            points = zip(
+                frame["timestamp"], labels, frame["value"], frame["annotations"], strict=True
+            )
             rows = [[_time(t), g, number(v), *(a for _ in extra)] for t, g, v, a in points]
             print(text_table(["timestamp", "group", "value", *extra], rows))
         return 0
     records = [
-        {"timestamp": t.isoformat(), **group_of(g), "value": v,
-         **({"annotations": _marks(a, args.format)} if marked else {})}
+        {
+            "timestamp": t.isoformat(),
+            **group_of(g),
+            "value": v,
+            **({"annotations": _marks(a, args.format)} if marked else {}),
+        }
         for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(
-            index=False)
-    ]  # fmt: skip
+            index=False
+        )
+    ]
     _emit(records, args.format)
     return 0
 
@@ -131,13 +120,34 @@ def anomalies_command(args: argparse.Namespace) -> int:
         print("no verdicts match (anomalies and failed metrics are shown unless --status)")
         return 0
     rows = [
-        [_time(when), scan or "-", group_label(group_of(group)), metric, status,
-         number(value), band(lower, upper), number(history), detector, *rest[1:]]
-        for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in
-        frame.itertuples(index=False, name=None)
-    ]  # fmt: skip
-    headers = ["time", "scan", "group", "metric", "status", "value", "expected", "history",
-               "detector", *(["annotations"] if marked else [])]  # fmt: skip
+        [
+            _time(when),
+            scan or "-",
+            group_label(group_of(group)),
+            metric,
+            status,
+            number(value),
+            band(lower, upper),
+            number(history),
+            detector,
+            *rest[1:],
+        ]
+        for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in (
+            frame.itertuples(index=False, name=None)
+        )
+    ]
+    headers = [
+        "time",
+        "scan",
+        "group",
+        "metric",
+        "status",
+        "value",
+        "expected",
+        "history",
+        "detector",
+        *(["annotations"] if marked else []),
+    ]
     print(text_table(headers, rows))
     return 0
 

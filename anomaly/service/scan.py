@@ -108,10 +108,15 @@ class ScanRunner(ScanSession):
             records, record_plans = monitor.derived(records, record_plans, self.repository, key)
             added = monitor.schema_verdicts(self.repository, key)
         found = judge_run(
-            records, record_plans, self.repository, key, budget=settings.budget,
-            checks_per_week=settings.checks_per_week, window=settings.history_window,
+            records,
+            record_plans,
+            self.repository,
+            key,
+            budget=settings.budget,
+            checks_per_week=settings.checks_per_week,
+            window=settings.history_window,
             added=added,
-        )  # fmt: skip
+        )
         report = ScanReport.of(settings.name, when, settings.partition, found, len(plans))
         if not records or any(r.metric_id == "Size(*)" and r.value == 0 for r in records):
             report.notes.append(f"no rows in {scan.source} for {report.when}")
@@ -121,7 +126,7 @@ class ScanRunner(ScanSession):
         """The monitors of a scan on the whole source `df` (None when it has none)."""
         if settings.scan.monitors is None:
             return None
-        return MonitorRun.build(self.config, settings.name, df, self.repository)
+        return MonitorRun.build(settings, self.config.defaults, df, self.repository)
 
     def compute(
         self, name: str, df: DataFrame, plans: Sequence[MetricPlan], group_by: Sequence[str]

@@ -95,21 +95,36 @@ def stream_scan(runner: ScanSession, settings: ScanSettings, alert: bool = True)
     if isinstance(accuracy, Accuracy) and target is not None and target.stream is not None:
         frames = (df, read_stream(runner.spark, accuracy.target, target))
         job: WindowedStream = StreamingAccuracy(
-            name, plans[0], source_time=str(source.time_column),
-            target_time=str(target.time_column), window=stream.window,
-            watermark=stream.watermark, repository=runner.repository,
-            rows_path=stream.rows_path, tolerance=stream.tolerance, group_by=scan.group_by,
-            tags=settings.tags, sinks=sinks, history_window=scan.history_window,
+            name,
+            plans[0],
+            source_time=str(source.time_column),
+            target_time=str(target.time_column),
+            window=stream.window,
+            watermark=stream.watermark,
+            repository=runner.repository,
+            rows_path=stream.rows_path,
+            tolerance=stream.tolerance,
+            group_by=scan.group_by,
+            tags=settings.tags,
+            sinks=sinks,
+            history_window=scan.history_window,
             alert_budget=settings.budget,
-        )  # fmt: skip
+        )
     else:
         frames = (df,)
         job = StreamingMetrics(
-            name, plans, time_column=str(source.time_column), window=stream.window,
-            watermark=stream.watermark, repository=runner.repository,
-            group_by=scan.group_by, tags=settings.tags, sinks=sinks,
-            history_window=scan.history_window, alert_budget=settings.budget,
-        )  # fmt: skip
+            name,
+            plans,
+            time_column=str(source.time_column),
+            window=stream.window,
+            watermark=stream.watermark,
+            repository=runner.repository,
+            group_by=scan.group_by,
+            tags=settings.tags,
+            sinks=sinks,
+            history_window=scan.history_window,
+            alert_budget=settings.budget,
+        )
     return StreamScan(name, job, frames, stream.checkpoint, stream.trigger)
 
 
@@ -198,8 +213,12 @@ class StreamQueries:
             return
         stream = self.runner.config.scan(name).stream
         assert stream is not None
-        LOG.info("stream scan %s: started, %s windows, micro-batches every %s", name,
-                 format_duration(stream.window), stream.trigger)  # fmt: skip
+        LOG.info(
+            "stream scan %s: started, %s windows, micro-batches every %s",
+            name,
+            format_duration(stream.window),
+            stream.trigger,
+        )
 
     def _failed(self, name: str, error: str) -> None:
         count = self.failures[name] = self.failures.get(name, 0) + 1
@@ -207,8 +226,14 @@ class StreamQueries:
         self.retry_at[name] = time.monotonic() + delay
         if name in self.scans:
             self.scans[name].query = None
-        LOG.error("stream scan %s failed (%d time%s): %s; restarting in %.0f s", name, count,
-                  "" if count == 1 else "s", error, delay)  # fmt: skip
+        LOG.error(
+            "stream scan %s failed (%d time%s): %s; restarting in %.0f s",
+            name,
+            count,
+            "" if count == 1 else "s",
+            error,
+            delay,
+        )
         log = self.runner.repository.scan_log
         self.runner.record_end(log.start(name), name, ScanStatus.FAILED, error)
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from anomaly.analyzers import Analyzer
 from anomaly.config.alert_config import AlertSinkConfig
@@ -41,7 +41,7 @@ DEFAULT: Any = object()
 def metric_plans(
     metrics: Sequence[Analyzer[Any] | MetricPlan],
     detector: Any = DEFAULT,
-    severity: Severity | None = None,
+    severity: str | None = None,
     min_history: int | None = None,
 ) -> list[MetricPlan]:
     """Plans for `metrics`: a `MetricPlan` as given, an analyzer judged by `detector` (default:
@@ -57,7 +57,7 @@ def metric_plans(
         if isinstance(metric, MetricPlan):
             plans.append(metric)
             continue
-        plan = resolve_plan(metric, [], severity=severity)
+        plan = resolve_plan(metric, [], severity=cast(Severity | None, severity))
         if min_history is not None:
             plan = replace(plan, min_history=min_history)
         if detector is not DEFAULT:
@@ -135,10 +135,15 @@ class WindowJudge:
         # As a scan: the history is every earlier window of the stream (tags without the
         # window's label); one check per window and series for the budget.
         found = judge_run(
-            records, plans_by_record(context, self.plans), self.repository, self.key(window),
-            budget=self.budget, checks_per_week=self.checks_per_week, history_tags=self.tags,
+            records,
+            plans_by_record(context, self.plans),
+            self.repository,
+            self.key(window),
+            budget=self.budget,
+            checks_per_week=self.checks_per_week,
+            history_tags=self.tags,
             window=self.history_window,
-        )  # fmt: skip
+        )
         stored_at = time.time()
         report = ScanReport.of(self.name, window.start_time, None, found, len(self.plans))
         report.seconds = time.monotonic() - started
@@ -149,9 +154,11 @@ class WindowJudge:
         """Send a window's report to the alert sinks (and log its problems)."""
         if result.report.problems:
             LOG.warning(
-                "stream %s window %s: %s", self.name, result.window.label,
+                "stream %s window %s: %s",
+                self.name,
+                result.window.label,
                 result.report.headline(),
-            )  # fmt: skip
+            )
         dispatch(result.report, self.sinks)
 
     def record_late(self, window: Window, rows: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from anomaly.checks import CheckStatus, ConstraintStatus
-from anomaly.judging.budget import held_back, held_reason
+from anomaly.judging.budget import HELD_BACK, held_back, held_reason
 from anomaly.verification.result import CheckResult
 from detectors import AlertBudget, BudgetOutcome
 
@@ -23,7 +23,7 @@ def apply_budget(
         (i, j, row)
         for i, result in enumerate(results)
         for j, row in enumerate(result.rows)
-        if row.detector is not None
+        if row.verdict is not None
         and row.history_length is not None
         and row.status in (ConstraintStatus.SUCCESS, ConstraintStatus.FAILURE)
     ]
@@ -37,11 +37,13 @@ def apply_budget(
     for (i, j, row), flag in zip(judged, held, strict=True):
         if flag:
             message = held_reason(row.p_value, outcome, row.message)
-            rows[i][j] = replace(row, status=ConstraintStatus.HELD_BACK, message=message)
+            verdict = row.verdict and replace(row.verdict, status=HELD_BACK, detail=message)
+            rows[i][j] = replace(
+                row, status=ConstraintStatus.HELD_BACK, message=message, verdict=verdict
+            )
     updated = []
     for result, new_rows in zip(results, rows, strict=True):
         failed = any(r.failed for r in new_rows)
         status = CheckStatus.of_level(result.check.level) if failed else CheckStatus.SUCCESS
         updated.append(CheckResult(result.check, status, new_rows))
     return updated, outcome
-

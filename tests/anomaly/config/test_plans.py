@@ -44,9 +44,8 @@ def test_monitors_and_streams_resolve_the_same_default(
     scanned = config({"monitors": "auto"}, defaults)
     monitors = scanned.scan("daily").monitors
     assert monitors is not None and monitors.volume is not None
-    assert _Judging(scanned, "daily").plan(Size(), monitors.volume, "volume").min_history == (
-        expected
-    )
+    judging = _Judging(scanned.scan("daily"), scanned.defaults)
+    assert judging.plan(Size(), monitors.volume, "volume").min_history == expected
     assert metric_plans([Size()])[0].min_history == MIN_HISTORY
 
 

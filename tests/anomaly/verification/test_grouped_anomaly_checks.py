@@ -82,10 +82,10 @@ def test_every_group_gets_the_verdict_it_would_get_alone(
                                exclude_annotated=True)  # fmt: skip
         alone = constraint.judge(history, values[g], when)
         assert (row.status, row.lower, row.upper, row.p_value) == (
-            alone.status, alone.lower, alone.upper, alone.p_value,
-        )  # fmt: skip
+            constraint.status_of(alone), alone.lower, alone.upper, alone.p_value
+        )
         if alone.history_length:  # a new group's message says so instead
-            assert row.message == alone.message
+            assert row.message == alone.detail
     statuses = {g: r.status for g, r in zip(values, rows, strict=True)}
     assert statuses[3] is ConstraintStatus.FAILURE
     assert statuses[9] is ConstraintStatus.FAILURE  # missing value
