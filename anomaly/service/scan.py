@@ -38,6 +38,7 @@ class ScanRunner(ScanSession):
 
     Examples
     --------
+    >>> from anomaly.config import ServiceConfig
     >>> config = ServiceConfig.model_validate({
     ...     "repository": ":memory:",
     ...     "sources": {"events": {"path": "/data/events", "time_column": "day"}},
