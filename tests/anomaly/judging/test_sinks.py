@@ -10,21 +10,28 @@ from pathlib import Path
 import pytest
 
 from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.judging import ScanReport, dispatch
 from anomaly.judging.alerts import slack_payload
-from anomaly.service import Finding, ScanReport, dispatch
 from repository import AnomalyVerdict
-
-from .conftest import Hook, day
+from tests.anomaly.service.conftest import Hook, day
 
 
 def report(severity: str = "error", anomalies: int = 1) -> ScanReport:
     verdicts = [
-        AnomalyVerdict("Size(*)", "anomaly", "RobustMAD", value=2.0 + i, lower=8.0,
-                       upper=12.5, history_length=30, group={"country": f"C{i}"})
+        AnomalyVerdict(
+            metric_id="Size(*)",
+            status="anomaly",
+            detector="RobustMAD",
+            value=2.0 + i,
+            lower=8.0,
+            upper=12.5,
+            history_length=30,
+            group={"country": f"C{i}"},
+            severity=severity,
+        )
         for i in range(anomalies)
-    ]  # fmt: skip
-    findings = [Finding(v, severity) for v in verdicts]  # type: ignore[arg-type]
-    return ScanReport("daily", day(5), "day", findings, metrics=3, groups=anomalies)
+    ]
+    return ScanReport("daily", day(5), "day", verdicts, metrics=3, groups=anomalies)
 
 
 def sink(**settings: object) -> AlertSinkConfig:
