@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from anomaly.judging.history import group_of
+from anomaly.judging.history import group_of as group_values
 from anomaly.judging.queries import QueryError, metric_points, verdict_rows
 from anomaly.judging.tables import group_label
 from repository import MetricsRepository
@@ -73,7 +73,7 @@ def plot_metric(
     axes = figure.subplots(len(shown), 1, sharex=True, squeeze=False)[:, 0]
     for ax, key in zip(axes, shown, strict=True):
         _panel(ax, points[points["group"] == key], verdicts[verdicts["group"] == key])
-        ax.set_title(group_label(group_of(key)), loc="left", fontsize=10)
+        ax.set_title(group_label(group_values(key)), loc="left", fontsize=10)
     locator = AutoDateLocator()
     axes[-1].xaxis.set_major_locator(locator)
     axes[-1].xaxis.set_major_formatter(ConciseDateFormatter(locator))
