@@ -35,7 +35,7 @@ def test_hold_back_turns_the_anomalies_the_budget_refuses_into_held_back() -> No
                 *(verdict("normal", 0.5, str(i)) for i in range(18))]  # fmt: skip
     kept, outcome = hold_back(verdicts, AlertBudget(false_alerts_per_week=0.1), 7)
     assert [v.status for v in kept[:2]] == ["anomaly", "held_back"]
-    assert kept[1].detail.startswith("Held back by the alert budget (p = 0.0009; 0.1 false")
+    assert (kept[1].detail or "").startswith("Held back by the alert budget (p = 0.0009; 0.1 false")
     assert (outcome.series, outcome.held_back) == (20, 1)
     assert outcome.threshold == pytest.approx(0.1 / 140)
 
