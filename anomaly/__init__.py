@@ -20,7 +20,8 @@ from anomaly.checks import (
     between,
     equal_to,
 )
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.runner import AnalysisRunner, run_analyzers
 from anomaly.errors import (
     AnalysisError,
     AnomalyError,
@@ -29,9 +30,11 @@ from anomaly.errors import (
     VerificationFailed,
 )
 from anomaly.metrics import Metric
-from anomaly.runner import AnalysisRunner, run_analyzers
+from anomaly.moved import install as _install_moved_paths
 from anomaly.spark import build_session
 from anomaly.verification import VerificationResult, VerificationSuite
+
+_install_moved_paths()
 
 __all__ = [
     *_analyzers,

@@ -126,8 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     from anomaly.backtest.cli import register as register_backtest
-    from anomaly.monitors.cli import register as register_monitor
     from anomaly.report.cli import register as register_report
+    from anomaly.service.monitor_command import register as register_monitor
     from anomaly.suggestion.cli import register as register_suggest
 
     register_suggest(commands)
@@ -174,7 +174,7 @@ def _format(parser: argparse.ArgumentParser) -> None:
 
 def _demo(args: argparse.Namespace) -> int:
     if args.monitors:
-        from anomaly.monitors.demo import run_monitors_demo
+        from anomaly.demo_monitors import run_monitors_demo
 
         return run_monitors_demo(directory=args.dir, master=args.master, quiet=args.quiet)
     from anomaly.demo import run_demo

@@ -13,16 +13,17 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from anomaly.config.loading import load_config
 from anomaly.demo_data import START, Incident, incidents, write_events
 from anomaly.errors import ConfigurationError
+from anomaly.judging.report import ScanReport, ScanStatus
+from anomaly.judging.tables import band, group_label, number, text_table
 from anomaly.report.page import write_report
 from anomaly.service.backfill import backfill
-from anomaly.service.loading import load_config
 from anomaly.service.progress import Progress
 from anomaly.service.query_commands import slug
-from anomaly.service.report import Finding, ScanReport, ScanStatus
 from anomaly.service.scan import ScanRunner
-from anomaly.service.tables import band, group_label, number, text_table
+from repository import AnomalyVerdict
 
 SCAN = "events_daily"
 _STORAGE_AND_SOURCE = """\
@@ -149,7 +150,7 @@ def run_demo(
 def _plots(runner: ScanRunner, root: Path, reports: list[ScanReport]) -> list[Path]:
     from anomaly.plots import plot_metric
 
-    metrics = sorted({f.verdict.metric_id for r in reports for f in r.problems})
+    metrics = sorted({f.metric_id for r in reports for f in r.problems})
     return [
         plot_metric(
             runner.repository,
@@ -174,12 +175,12 @@ def _summary(
     injected = {
         (i.day.isoformat(), i.country, KIND_METRICS[i.kind]): i for i in incidents(START, days)
     }
-    found: list[tuple[ScanReport, Finding]] = [(r, f) for r in reports for f in r.problems]
+    found: list[tuple[ScanReport, AnomalyVerdict]] = [(r, f) for r in reports for f in r.problems]
     table_rows = []
     caught: set[Incident] = set()
     others = 0
     for report, finding in found:
-        v = finding.verdict
+        v = finding
         incident = injected.get((report.when, v.group.get("country") or "", v.metric_id))
         if incident is None:
             others += 1

@@ -35,5 +35,22 @@ def spark_error_message(error: BaseException) -> str:
     return first.split(";\n")[0].rstrip(";")
 
 
+def job_error_message(error: BaseException) -> str:
+    """One line saying why a Spark job failed: for a Py4J error, its root Java cause.
+
+    A Py4J error's own first line is only "An error occurred while calling o184.collectToPython."
+    """
+    cause = getattr(error, "java_exception", None)
+    if cause is None:
+        return spark_error_message(error)
+    try:
+        while cause.getCause() is not None:
+            cause = cause.getCause()
+        text = f"{cause.getClass().getSimpleName()}: {cause.getMessage()}"
+    except Exception:  # the JVM is gone: fall back to the Python text
+        return spark_error_message(error)
+    return spark_error_message(RuntimeError(text))
+
+
 class VerificationFailed(AnomalyError):  # noqa: N818 - reads as the event it reports
     """A verification run's status reached the level given to ``raise_for_status``."""

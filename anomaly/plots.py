@@ -19,9 +19,9 @@ import pandas as pd
 
 from anomaly.chart_style import ANNOTATION_MARKERS as _MARKER_NAMES
 from anomaly.chart_style import BAND_ALPHA, COLORS, FRAME, matplotlib_marker
-from anomaly.service.detection import group_values
-from anomaly.service.queries import QueryError, metric_points, verdict_rows
-from anomaly.service.tables import group_label
+from anomaly.judging.history import group_of as group_values
+from anomaly.judging.queries import QueryError, metric_points, verdict_rows
+from anomaly.judging.tables import group_label
 from repository import MetricsRepository
 
 MAX_PANELS = 12

@@ -28,7 +28,7 @@ from scan_sharing import basic_test, generate
 
 from anomaly import AnalysisRunner, CountDistinct, UniqueValueRatio
 from anomaly.analyzers.base import Analyzer
-from anomaly.differential import PartitionStates, metrics_from_states
+from anomaly.engine.differential import PartitionStates, metrics_from_states
 from anomaly.spark import build_session
 from repository import MetricsRepository
 

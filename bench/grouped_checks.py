@@ -32,7 +32,7 @@ from common import print_table, write_results
 from anomaly.analyzers import Size
 from anomaly.analyzers.state import CountState
 from anomaly.checks import Check, CheckLevel, ConstraintStatus
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.verification.evaluate import evaluate_check
 from detectors import Adaptive
 from repository import MetricRecord, MetricsRepository, ResultKey

@@ -34,9 +34,9 @@ from anomaly import AnalysisRunner
 from anomaly.analyzers import Size
 from anomaly.analyzers.sketch_state import KLL_K
 from anomaly.analyzers.slot import TOP_VALUES
+from anomaly.engine.stacked_scan import HLL_LG_K, TRACKED
 from anomaly.monitors import ColumnHealth
 from anomaly.spark import WIDE_CONF, build_session, runtime_conf
-from anomaly.stacked_scan import HLL_LG_K, TRACKED
 
 
 def generate(spark: Any, rows: int, columns: int, typed: bool, path: Path) -> None:

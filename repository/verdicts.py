@@ -72,6 +72,7 @@ class AnomalyVerdict:
     ``timestamp`` is the tested point's time (``None``: the run's); ``score`` the detector's
     confidence or anomaly score; ``history_length`` the number of points it had as history;
     ``p_value`` the calibrated detectors' probability of a value this far out on a normal day.
+    It is the app's one type of a judged point (scans, streams, monitors, checks).
 
     Examples
     --------
@@ -92,6 +93,14 @@ class AnomalyVerdict:
     group: Mapping[str, str | None] = field(default_factory=dict)
     timestamp: TimeLike | None = None
     p_value: float | None = None
+    severity: str | None = None
+    """How much the verdict's metric matters to whoever judged it (``warning``, ``error``):
+    set by the app while it reports and alerts; not stored."""
+
+    @property
+    def verdict(self) -> AnomalyVerdict:
+        """Itself: a scan's finding used to wrap a verdict with its severity (deprecated)."""
+        return self
 
     def __post_init__(self) -> None:
         check_fields(

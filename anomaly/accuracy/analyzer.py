@@ -155,8 +155,7 @@ class Accuracy(DataFrameAnalyzer[AccuracyState]):
         self, df: DataFrame, groups: Sequence[str]
     ) -> dict[tuple[Any, ...], AccuracyState | str]:
         from anomaly.accuracy.job import build_query, collect_states
-        from anomaly.errors import spark_error_message
-        from anomaly.scan import job_error_message
+        from anomaly.errors import job_error_message, spark_error_message
 
         try:
             target = self.target_frame(df)

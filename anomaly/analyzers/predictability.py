@@ -170,7 +170,7 @@ class Predictability(DataFrameAnalyzer[ConfusionState]):
     def compute_states(
         self, df: DataFrame, groups: Sequence[str]
     ) -> dict[tuple[Any, ...], ConfusionState | str]:
-        from anomaly.scan import job_error_message
+        from anomaly.errors import job_error_message
 
         try:
             return self._evaluate(df, groups)

@@ -4,7 +4,7 @@ A slot is what an analyzer reads from each row: a ``key`` (hashed: non-null and 
 distinct counts), a ``number`` (extremes, moments, quantiles, zero and negative counts), a
 ``text`` (most frequent values) and a ``flag`` (counted where true), each optional. Every slot
 gets the same aggregates, so slots of any columns can be stacked into rows of a few slots each
-and aggregated together (``anomaly.stacked_scan``): the Spark job count and the generated code
+and aggregated together (``anomaly.engine.stacked_scan``): the Spark job count and the code
 stay flat in the number of columns, which one wide aggregation's code does not.
 """
 

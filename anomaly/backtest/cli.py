@@ -84,8 +84,9 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
 def backtest_command(args: argparse.Namespace) -> int:
     """Run the backtest the arguments describe and print it; returns the exit code."""
-    from anomaly.service.periods import parse_time
-    from anomaly.service.query_commands import open_repository, pairs
+    from anomaly.config.loading import open_repository
+    from anomaly.config.parameters import pairs
+    from anomaly.config.periods import parse_time
 
     detectors = {spec: parse_detector(spec) for spec in args.detector or DEFAULT_DETECTORS}
     repo, tags = open_repository(args)

@@ -16,7 +16,7 @@ import pandas as pd
 from anomaly.backtest.plot import plot_backtest
 from anomaly.backtest.scoring import Score, score
 from anomaly.backtest.series import LabeledSeries
-from anomaly.service.tables import number, text_table
+from anomaly.judging.tables import number, text_table
 from detectors import Evaluation
 from detectors.evaluation import ANOMALY, STATUS_ARRAY
 

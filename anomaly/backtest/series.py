@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from anomaly.service.tables import group_label
+from anomaly.judging.tables import group_label
 from detectors.series import Points, clean_series
 from repository import Annotation
 

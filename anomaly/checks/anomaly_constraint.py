@@ -17,21 +17,13 @@ import pandas as pd
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks.levels import ConstraintStatus
 from anomaly.errors import ConfigurationError
-from detectors import Adaptive, Status, Verdict, as_detector, detect_frame, is_newest_anomalous
+from anomaly.judging.verdicts import STATUS, detect_newest
+from detectors import Adaptive, Status, Verdict, as_detector, is_newest_anomalous
+from repository import AnomalyVerdict
 
-
-@dataclass(frozen=True)
-class AnomalyOutcome:
-    """What one anomaly constraint found for one group."""
-
-    status: ConstraintStatus
-    message: str | None
-    lower: float | None
-    upper: float | None
-    history_length: int
-    score: float | None = None
-    detail: str | None = None
-    p_value: float | None = None
+AnomalyOutcome = AnomalyVerdict
+"""Deprecated: what a constraint judged is the app's one judged point, `AnomalyVerdict`;
+`AnomalyConstraint.status_of` says what it means for the check."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +41,10 @@ class AnomalyConstraint:
     >>> from detectors import AbsoluteChange
     >>> c = AnomalyConstraint(Size(), AbsoluteChange(max_rate_decrease=-2, max_rate_increase=2))
     >>> history = pd.Series([1.0, 2.0, 3.0, 4.0], index=pd.date_range("2024-01-01", periods=4))
-    >>> c.judge(history, 11.0).status.value, c.judge(history, 5.0).status.value
-    ('failure', 'success')
+    >>> c.judge(history, 11.0).status, c.judge(history, 5.0).status
+    ('anomaly', 'normal')
+    >>> c.status_of(c.judge(history, 11.0)).value
+    'failure'
     """
 
     analyzer: Analyzer[Any]
@@ -86,82 +80,109 @@ class AnomalyConstraint:
 
     def judge(
         self, history: pd.Series, value: float, when: datetime | None = None
-    ) -> AnomalyOutcome:
-        """The outcome for `value` given its `history` (a series by timestamp); `when` is the
+    ) -> AnomalyVerdict:
+        """The verdict on `value` given its `history` (a series by timestamp); `when` is the
         time of `value` (default: one spacing after the last point), and only history before
-        it counts."""
+        it counts. Its ``detail`` is the check's message."""
         history = _earlier(history, when)
         n = len(history)
         if n < self.min_history:
-            return self._insufficient(n, f"{n} points, at least {self.min_history} needed")
+            return self._insufficient(value, n, f"{n} points, at least {self.min_history} needed")
         point = value if when is None else (pd.Timestamp(when), value)
-        return self._outcome(is_newest_anomalous(history, point, self.detector), n)
+        return self._verdict(value, is_newest_anomalous(history, point, self.detector), n)
 
     def judge_many(
         self, points: Sequence[tuple[pd.Series, float]], when: datetime
-    ) -> list[AnomalyOutcome]:
+    ) -> list[AnomalyVerdict]:
         """``judge(history, value, when)`` of each ``(history, value)`` pair (the groups of one
         run at time `when`), with one detector call for all of them: a vectorised detector
         judges thousands of groups in one pass."""
         moment = pd.Timestamp(when)
-        outcomes: dict[int, AnomalyOutcome] = {}
+        verdicts: dict[int, AnomalyVerdict] = {}
         parts = []
         for k, (history, value) in enumerate(points):
             earlier = _earlier(history, when)
             if len(earlier) == 0 or len(earlier) < self.min_history or math.isnan(value):
-                outcomes[k] = self.judge(history, value, when)  # nothing to batch
+                verdicts[k] = self.judge(history, value, when)  # nothing to batch
                 continue
             times = earlier.index.append(pd.DatetimeIndex([moment]))
             values = np.append(earlier.to_numpy(dtype=float), value)
             parts.append(pd.DataFrame({"point": k, "timestamp": times, "value": values}))
         if parts:
             frame = pd.concat(parts, ignore_index=True)
-            rows = detect_frame(frame, self.detector, by="point", newest_only=True,
-                                anomalies_only=False)  # fmt: skip
-            for row in rows.itertuples(index=False):
+            found: Any = detect_newest(frame, self.detector, "point")
+            for row in found.itertuples(index=False):
                 verdict = Verdict(
-                    row.timestamp, row.value, Status(row.status), row.lower, row.upper,
-                    row.confidence, row.detail, int(row.history),
-                    getattr(row, "p_value", math.nan),
-                )  # fmt: skip
-                outcomes[int(row.point)] = self._outcome(verdict, int(row.history))
-        return [outcomes[k] for k in range(len(points))]
+                    time=row.timestamp,
+                    value=row.value,
+                    status=Status(row.status),
+                    lower=row.lower,
+                    upper=row.upper,
+                    confidence=row.confidence,
+                    detail=row.detail,
+                    history=int(row.history),
+                    p_value=getattr(row, "p_value", math.nan),
+                )
+                k = int(row.point)
+                verdicts[k] = self._verdict(points[k][1], verdict, int(row.history))
+        return [verdicts[k] for k in range(len(points))]
 
-    def _outcome(self, verdict: Verdict, n: int) -> AnomalyOutcome:
-        lower = None if math.isnan(verdict.lower) else verdict.lower
-        upper = None if math.isnan(verdict.upper) else verdict.upper
-        p = None if math.isnan(verdict.p_value) else verdict.p_value
-        if verdict.status is Status.INSUFFICIENT_HISTORY:
-            return self._insufficient(n, verdict.detail, lower, upper)
-        if verdict.status is Status.ANOMALY:
-            message = f"Anomaly: {verdict.detail}"
-            if self.hint:
-                message += f" {self.hint}"
-            return AnomalyOutcome(
-                ConstraintStatus.FAILURE, message, lower, upper, n, verdict.confidence,
-                verdict.detail, p,
-            )  # fmt: skip
-        if verdict.status is Status.MISSING:
-            return AnomalyOutcome(
-                ConstraintStatus.FAILURE, f"the new value is missing: {verdict.detail}",
-                lower, upper, n, None, verdict.detail,
-            )  # fmt: skip
-        return AnomalyOutcome(
-            ConstraintStatus.SUCCESS, None, lower, upper, n, verdict.confidence, verdict.detail, p
+    def status_of(self, verdict: AnomalyVerdict) -> ConstraintStatus:
+        """What a verdict means for the check: an anomaly or a missing value fails it; too
+        little history fails it only when `fail_on_insufficient_history`."""
+        if verdict.status == "normal":
+            return ConstraintStatus.SUCCESS
+        if verdict.status == "insufficient_history" and not self.fail_on_insufficient_history:
+            return ConstraintStatus.INSUFFICIENT_HISTORY
+        return ConstraintStatus.FAILURE
+
+    def _verdict(self, value: float, found: Verdict, n: int) -> AnomalyVerdict:
+        lower, upper = _number(found.lower), _number(found.upper)
+        if found.status is Status.INSUFFICIENT_HISTORY:
+            return self._insufficient(value, n, found.detail, lower, upper)
+        message = None
+        if found.status is Status.ANOMALY:
+            message = f"Anomaly: {found.detail}" + (f" {self.hint}" if self.hint else "")
+        elif found.status is Status.MISSING:
+            message = f"the new value is missing: {found.detail}"
+        return AnomalyVerdict(
+            metric_id=self.analyzer.metric_id,
+            status=STATUS[found.status.value],
+            detector=self.detector_name,
+            value=_number(value),
+            lower=lower,
+            upper=upper,
+            score=None if found.status is Status.MISSING else _number(found.confidence),
+            detail=message,
+            history_length=n,
+            p_value=None if found.status is Status.MISSING else _number(found.p_value),
         )
 
     def _insufficient(
-        self, n: int, why: str, lower: float | None = None, upper: float | None = None
-    ) -> AnomalyOutcome:
-        status = (
-            ConstraintStatus.FAILURE
-            if self.fail_on_insufficient_history
-            else ConstraintStatus.INSUFFICIENT_HISTORY
-        )
+        self,
+        value: float,
+        n: int,
+        why: str,
+        lower: float | None = None,
+        upper: float | None = None,
+    ) -> AnomalyVerdict:
         message = f"insufficient history for {self.detector_name}: {why}"
         if n == 0:
             message = f"insufficient history: no earlier points of {self.analyzer.metric_id}"
-        return AnomalyOutcome(status, message, lower, upper, n)
+        return AnomalyVerdict(
+            metric_id=self.analyzer.metric_id,
+            status="insufficient_history",
+            detector=self.detector_name,
+            value=_number(value),
+            lower=lower,
+            upper=upper,
+            detail=message,
+            history_length=n,
+        )
+
+
+def _number(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
 
 
 def _earlier(history: pd.Series, when: datetime | None) -> pd.Series:

@@ -11,11 +11,25 @@ from anomaly.analyzers.base import Analyzer
 from anomaly.checks.assertions import AssertionFn, describe
 from anomaly.checks.levels import CheckLevel, ConstraintStatus
 from anomaly.metrics import Metric, MetricValue
+from repository import AnomalyVerdict
 
 
 @dataclass(frozen=True)
 class ConstraintResult:
-    """One row of a verification report: a constraint's outcome for one group."""
+    """One row of a verification report: a constraint's outcome for one group.
+
+    An anomaly constraint's row refers to its judged point, `verdict` (the repository's
+    `AnomalyVerdict`, the app's one type of it): bounds, detector, history, score and p-value
+    are the verdict's.
+
+    >>> from repository import AnomalyVerdict
+    >>> verdict = AnomalyVerdict("Size(*)", "anomaly", "Adaptive", lower=1.0, upper=5.0)
+    >>> row = ConstraintResult("orders", CheckLevel.ERROR, "has_no_anomalies(Size(*), Adaptive)",
+    ...                        "Size(*) is no anomaly", ConstraintStatus.FAILURE, "Anomaly", 9.0,
+    ...                        "Size(*)", verdict=verdict)
+    >>> row.failed, row.detector, (row.lower, row.upper)
+    (True, 'Adaptive', (1.0, 5.0))
+    """
 
     check: str
     level: CheckLevel
@@ -26,17 +40,42 @@ class ConstraintResult:
     value: float | None
     metric_id: str
     group: Mapping[str, str | None] = field(default_factory=dict)
-    lower: float | None = None
-    upper: float | None = None
-    detector: str | None = None
-    history_length: int | None = None
-    score: float | None = None
-    p_value: float | None = None
+    verdict: AnomalyVerdict | None = None
 
     @property
     def failed(self) -> bool:
         """Whether this row fails its check."""
         return self.status is ConstraintStatus.FAILURE
+
+    @property
+    def lower(self) -> float | None:
+        """The lower bound of the expected band (anomaly constraints)."""
+        return None if self.verdict is None else self.verdict.lower
+
+    @property
+    def upper(self) -> float | None:
+        """The upper bound of the expected band (anomaly constraints)."""
+        return None if self.verdict is None else self.verdict.upper
+
+    @property
+    def detector(self) -> str | None:
+        """The detector's name (anomaly constraints)."""
+        return None if self.verdict is None else self.verdict.detector
+
+    @property
+    def history_length(self) -> int | None:
+        """The number of earlier points judged on (None: judging did not happen)."""
+        return None if self.verdict is None else self.verdict.history_length
+
+    @property
+    def score(self) -> float | None:
+        """The detector's score or confidence (anomaly constraints)."""
+        return None if self.verdict is None else self.verdict.score
+
+    @property
+    def p_value(self) -> float | None:
+        """The calibrated p-value of the verdict (anomaly constraints)."""
+        return None if self.verdict is None else self.verdict.p_value
 
 
 def _same(value: MetricValue) -> Any:

@@ -4,17 +4,15 @@
 pass over the data and judges them like any other metric (``docs/monitors.md``).
 """
 
+from anomaly.config.monitor_config import MonitorsConfig
 from anomaly.monitors.column_health import ColumnHealth
 from anomaly.monitors.health_state import ColumnHealthState
 from anomaly.monitors.one_sided import UpperOnly
-from anomaly.monitors.plan import MonitorRun
 from anomaly.monitors.schema_diff import SchemaChange, diff
-from anomaly.service.monitor_config import MonitorsConfig
 
 __all__ = [
     "ColumnHealth",
     "ColumnHealthState",
-    "MonitorRun",
     "MonitorsConfig",
     "SchemaChange",
     "UpperOnly",

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from anomaly.monitors.plan import SCHEMA_DETECTOR
-from anomaly.monitors.schema_diff import around, describe, diff
-from anomaly.service.durations import format_duration
-from anomaly.service.report import Finding, ScanReport
-from anomaly.service.tables import group_label, number
+from anomaly.config.durations import format_duration
+from anomaly.judging.report import ScanReport
+from anomaly.judging.tables import group_label, number
+from anomaly.monitors.schema_diff import SCHEMA_DETECTOR, around, describe, diff
+from repository import AnomalyVerdict
 
 if TYPE_CHECKING:
     from repository import MetricsRepository
@@ -24,7 +24,7 @@ SECONDS = ("mean", "max", "p50", "p95")
 
 
 def explain(
-    finding: Finding, report: ScanReport, repo: MetricsRepository, tags: Mapping[str, str]
+    finding: AnomalyVerdict, report: ScanReport, repo: MetricsRepository, tags: Mapping[str, str]
 ) -> list[str]:
     """Lines explaining one finding of `report` (the first names the run, group and metric).
 
@@ -35,23 +35,30 @@ def explain(
     >>> what("Freshness(event_time)", 172800.0)
     ('lag of the newest event_time', '2d')
     """
-    verdict = finding.verdict
+    verdict = finding
     group = "" if not verdict.group else f" [{group_label(verdict.group)}]"
-    head = f"{report.when}{group} {finding.severity.upper()} {verdict.metric_id}"
+    head = f"{report.when}{group} {(finding.severity or 'warning').upper()} {verdict.metric_id}"
     if verdict.detector == SCHEMA_DETECTOR:
-        return [f"{head}: {(verdict.detail or '').split('. Previous schema')[0]}",
-                *_schemas(repo, tags, report.time)]  # fmt: skip
+        return [
+            f"{head}: {(verdict.detail or '').split('. Previous schema')[0]}",
+            *_schemas(repo, tags, report.time),
+        ]
     if verdict.status != "anomaly":
         return [f"{head}: could not be computed: {verdict.detail}"]
     subject, value = what(verdict.metric_id, verdict.value)
     low, high = (what(verdict.metric_id, b)[1] for b in (verdict.lower, verdict.upper))
     expected = _band(verdict.lower, verdict.upper, low, high)
-    history = repo.history(verdict.metric_id, tags=tags, group=dict(verdict.group),
-                           before=report.time - timedelta(milliseconds=1))  # fmt: skip
+    history = repo.history(
+        verdict.metric_id,
+        tags=tags,
+        group=dict(verdict.group),
+        before=report.time - timedelta(milliseconds=1),
+    )
     span = (
         f"{len(history)} earlier runs, {history.index[0]:%Y-%m-%d} .. {history.index[-1]:%Y-%m-%d}"
-        if len(history) else "no earlier runs"
-    )  # fmt: skip
+        if len(history)
+        else "no earlier runs"
+    )
     since = _since(verdict.metric_id, verdict.group, repo, tags, report.time)
     return [
         f"{head}: {subject} is {value}, expected {expected}",

@@ -17,8 +17,9 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from anomaly.service.detection import group_text, group_values
+from anomaly.judging.history import group_of
 from repository import MetricRecord
+from repository.keys import canonical_key
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -96,13 +97,13 @@ class NewestEvents:
         seen = {}
         for r in records:
             if r.metric_id == source and r.value is not None:
-                seen[group_text(r.group)] = float(r.value)
+                seen[canonical_key(r.group)] = float(r.value)
         for group, value in seen.items():
             self.newest[group] = max(value, self.newest.get(group, value))
         judged = set(seen) | self.active
         self.active = set(seen)
         return [
-            record(self.column, end - self.newest[g], group_values(g))
+            record(self.column, end - self.newest[g], group_of(g))
             for g in sorted(judged)
             if g in self.newest
         ]
@@ -117,12 +118,12 @@ class NewestEvents:
             latest_id(column), tags=tags, before=before - timedelta(milliseconds=1)
         )
         newest = {
-            group_text(dict(json.loads(k))): float(v)
+            canonical_key(dict(json.loads(k))): float(v)
             for k, v in zip(frame["group_key"], frame["value"], strict=True)
         }
         last = frame["timestamp"].max() if len(frame) else None
         active = {
-            group_text(dict(json.loads(k)))
+            canonical_key(dict(json.loads(k)))
             for k, t in zip(frame["group_key"], frame["timestamp"], strict=True)
             if t == last
         }

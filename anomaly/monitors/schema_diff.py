@@ -13,6 +13,9 @@ SIMILAR = 0.8
 """Name similarity (difflib ratio) above which a removed and an added column of the same type
 look like one renamed column, wherever they are."""
 
+SCHEMA_DETECTOR = "SchemaChange"
+"""The detector name of schema-change verdicts."""
+
 
 @dataclass(frozen=True)
 class Column:

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
+from anomaly.judging.report import PROBLEMS
 from anomaly.report.encoding import number, plain
 from anomaly.report.snapshot import annotation_row
-from anomaly.service.periods import parse_time
-from anomaly.service.report import PROBLEMS
 from repository import ANNOTATION_KINDS, MetricsRepository
 from repository.backends.dialects import Dialect
 from repository.results import fetch_arrow

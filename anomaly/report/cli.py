@@ -84,8 +84,8 @@ def start_ui(args: argparse.Namespace, repository: str) -> Any:
 def _repository_of(args: argparse.Namespace) -> Any:
     """The repository of CONFIG or ``--repository`` (exactly one, a file or a PostgreSQL URL),
     opened to read."""
+    from anomaly.config.loading import load_config
     from anomaly.report.opening import open_for_reading as open_path
-    from anomaly.service.loading import load_config
 
     if (args.config is None) == (args.repository is None):
         raise ConfigurationError("give either CONFIG or --repository FILE|URL (exactly one)")
@@ -94,8 +94,8 @@ def _repository_of(args: argparse.Namespace) -> Any:
 
 
 def _tags(args: argparse.Namespace) -> dict[str, str]:
-    from anomaly.service.config import SCAN_TAG
-    from anomaly.service.query_commands import pairs
+    from anomaly.config.config import SCAN_TAG
+    from anomaly.config.parameters import pairs
 
     tags = dict(pairs(args.tag, "--tag"))
     if args.scan:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anomaly.judging.tables import group_label
 from anomaly.report.encoding import rounded_rows
-from anomaly.service.tables import group_label
 from repository import ANNOTATION_KINDS, Annotation
 from repository.keys import canonical_key
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import pandas as pd
 
+from anomaly.judging.report import PROBLEMS
+from anomaly.judging.tables import group_label
 from anomaly.report.encoding import number, plain
 from anomaly.report.overview import dataset_rows, scan_rows
 from anomaly.report.reading import KNOWN_VERDICT_COLUMNS, RepositoryContents, read_contents
 from anomaly.report.sections import collect_sections
 from anomaly.report.series_payload import build_series
-from anomaly.service.report import PROBLEMS
-from anomaly.service.tables import group_label
 from repository import Annotation, MetricsRepository
 from repository.keys import canonical_key
 

@@ -3,16 +3,17 @@
 Importing it does not start Spark; only running a scan does.
 """
 
+from anomaly.config.config import ScanConfig, ServiceConfig
+from anomaly.config.loading import load_config
+from anomaly.config.plans import MetricPlan
+from anomaly.config.problems import ConfigFileError, Problem
+from anomaly.judging.report import Finding, ScanReport, ScanStatus
+from anomaly.judging.sinks import AlertDeliveryError, dispatch
 from anomaly.service.backfill import BackfillReport, backfill
-from anomaly.service.config import MetricPlan, ScanConfig, ServiceConfig
-from anomaly.service.loading import load_config
-from anomaly.service.problems import ConfigFileError, Problem
 from anomaly.service.progress import Progress
 from anomaly.service.reading import SourceError
-from anomaly.service.report import Finding, ScanReport, ScanStatus
 from anomaly.service.scan import ScanRunner
 from anomaly.service.scheduler import ScanService
-from anomaly.service.sinks import AlertDeliveryError, dispatch
 
 __all__ = [
     "AlertDeliveryError",

@@ -12,14 +12,17 @@ import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
+from anomaly.config.periods import label, latest_complete, period_start
+from anomaly.config.settings import ScanSettings
 from anomaly.errors import AnomalyError
-from anomaly.service.detection import history_frame
-from anomaly.service.periods import label, latest_complete, period_start
+from anomaly.judging.history import history_frame
+from anomaly.judging.report import ScanReport, ScanStatus
+from anomaly.judging.run import judge_run, plans_by_record
+from anomaly.judging.tables import band, group_label, number, text_table
 from anomaly.service.reading import PERIOD_COLUMN, period_of, read_source
-from anomaly.service.report import Finding, ScanReport, ScanStatus
-from anomaly.service.scan import ScanRunner, describe, plans_by_record
-from anomaly.service.tables import band, group_label, number, text_table
-from repository import MetricRecord, ResultKey
+from anomaly.service.scan import ScanRunner
+from anomaly.service.session import describe
+from repository import AnomalyVerdict, MetricRecord, ResultKey
 
 LOG = logging.getLogger("anomaly.service")
 
@@ -45,7 +48,7 @@ class BackfillReport:
         return ScanStatus.FAILED if self.error is not None else ScanStatus.OK
 
     @property
-    def anomalies(self) -> list[tuple[ScanReport, Finding]]:
+    def anomalies(self) -> list[tuple[ScanReport, AnomalyVerdict]]:
         """Every problem found, in time order."""
         return [(r, f) for r in self.partitions for f in r.problems]
 
@@ -66,14 +69,29 @@ class BackfillReport:
     def table(self) -> str:
         """The problems found, one row per partition, group and metric."""
         rows = [
-            [report.when, f.severity.upper(), group_label(v.group), v.metric_id,
-             number(v.value) if v.status == "anomaly" else "failed", band(v.lower, v.upper),
-             number(v.history_length), v.detector]
+            [
+                report.when,
+                (f.severity or "warning").upper(),
+                group_label(v.group),
+                v.metric_id,
+                number(v.value) if v.status == "anomaly" else "failed",
+                band(v.lower, v.upper),
+                number(v.history_length),
+                v.detector,
+            ]
             for report, f in self.anomalies
-            for v in [f.verdict]
-        ]  # fmt: skip
-        headers = ["partition", "severity", "group", "metric", "value", "expected", "history",
-                   "detector"]  # fmt: skip
+            for v in [f]
+        ]
+        headers = [
+            "partition",
+            "severity",
+            "group",
+            "metric",
+            "value",
+            "expected",
+            "history",
+            "detector",
+        ]
         return text_table(headers, rows) if rows else ""
 
 
@@ -100,15 +118,15 @@ def _backfill(
     from pyspark.sql import functions as F
 
     config, progress = runner.config, runner.progress
-    scan = config.scan(name)
-    source = config.sources[scan.source]
+    settings = ScanSettings.of(config, name)
+    scan, source = settings.scan, settings.source
     if source.time_column is None:
         raise AnomalyError(
             f"scan {name!r}: backfill needs a source with time_column; source {scan.source!r} "
             "has none"
         )
     df = read_source(runner.spark, scan.source, source)
-    monitor = runner.monitor(name, df)
+    monitor = runner.monitor(settings, df)
     df = df.withColumn(PERIOD_COLUMN, period_of(df, scan.source, source))
     last = (
         period_start(until, source.period)
@@ -118,7 +136,7 @@ def _backfill(
     df = df.where(F.col(PERIOD_COLUMN) <= int(last.timestamp()))
     if since is not None:
         df = df.where(F.col(PERIOD_COLUMN) >= int(period_start(since, source.period).timestamp()))
-    plans = config.plans(name) + (monitor.plans if monitor else [])
+    plans = settings.plans + (monitor.plans if monitor else [])
     per = " and ".join([source.period, *scan.group_by])
     progress.step(
         f"{name}: computing {len(plans)} metrics per {per} on {source.describe()} (one Spark job)"
@@ -129,22 +147,36 @@ def _backfill(
     if not partitions:
         errors = sorted({r.error for r in context if r.error})
         raise AnomalyError("; ".join(errors) or f"no rows in {scan.source} before {last:%Y-%m-%d}")
-    tags = runner.tags(name)
-    repository = runner.repository
+    tags, repository = settings.tags, runner.repository
     if monitor is not None:
-        partitions = monitor.backfilled(partitions, record_plans, repository, tags)
+        partitions, record_plans = monitor.backfilled(partitions, record_plans, repository, tags)
     progress.step(f"{name}: saving {len(partitions)} partitions and judging them in time order")
     reports = []
     with repository.session():
         for when, records in partitions.items():
             repository.save(ResultKey(when, tags), records)
         first = next(iter(partitions))
-        after = first - scan.history_window if scan.history_window else None
+        window = settings.history_window
+        # One read of the history for every partition: each is judged on what precedes it.
+        after = first - window if window else None
         frame = history_frame(repository, tags, record_plans, last, after)
         for i, (when, records) in enumerate(partitions.items(), start=1):
-            reports.append(runner.judge_run(name, when, frame, records, record_plans))
-            if monitor is not None:
-                monitor.complete(reports[-1], repository, ResultKey(when, tags))
+            key = ResultKey(when, tags)
+            added = monitor.schema_verdicts(repository, key) if monitor is not None else []
+            found = judge_run(
+                records,
+                record_plans,
+                repository,
+                key,
+                budget=settings.budget,
+                checks_per_week=settings.checks_per_week,
+                history=frame,
+                window=window,
+                added=added,
+                store=False,
+            )
+            repository.save_verdicts(key, found.verdicts)  # the run itself is stored above
+            reports.append(ScanReport.of(name, when, settings.partition, found, len(plans)))
             if i % 30 == 0 and i < len(partitions):
                 done = f"{i}/{len(partitions)} ({label(when, source.period)})"
                 progress.step(f"{name}: judged {done}")

@@ -7,14 +7,14 @@ import json
 import logging
 import sys
 
+from anomaly.config.config import ServiceConfig
+from anomaly.config.durations import format_duration
+from anomaly.config.loading import load_config
+from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
+from anomaly.judging.report import ScanStatus
 from anomaly.service.backfill import backfill
-from anomaly.service.config import ServiceConfig
-from anomaly.service.durations import format_duration
-from anomaly.service.loading import load_config
-from anomaly.service.periods import parse_time
 from anomaly.service.progress import Progress
-from anomaly.service.report import ScanStatus
 from anomaly.service.scan import ScanRunner
 from anomaly.service.scheduler import ScanService
 from repository.backends import describe
@@ -83,8 +83,11 @@ def serve_command(args: argparse.Namespace) -> int:
     ui = start_ui(args, runner.config.repository)  # None without --ui
     LOG.info("serving %d scheduled scan(s): %s", len(service.names), ", ".join(service.names))
     if service.streams.names:
-        LOG.info("serving %d stream scan(s): %s", len(service.streams.names),
-                 ", ".join(service.streams.names))  # fmt: skip
+        LOG.info(
+            "serving %d stream scan(s): %s",
+            len(service.streams.names),
+            ", ".join(service.streams.names),
+        )
     try:
         return service.serve_forever()
     finally:

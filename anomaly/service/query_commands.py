@@ -6,52 +6,21 @@ import argparse
 import json
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from anomaly.errors import ConfigurationError
-from anomaly.service.config import SCAN_TAG
-from anomaly.service.detection import group_values
-from anomaly.service.loading import load_config
-from anomaly.service.periods import parse_time
-from anomaly.service.queries import metric_points, verdict_rows
-from anomaly.service.report import PROBLEMS
-from anomaly.service.tables import band, group_label, number, text_table
-from repository import MetricsRepository
-from repository.backends import is_url
+from anomaly.config.loading import open_repository
+from anomaly.config.parameters import pairs
+from anomaly.config.periods import parse_time
+from anomaly.judging.history import group_of
+from anomaly.judging.queries import metric_points, verdict_rows
+from anomaly.judging.report import PROBLEMS
+from anomaly.judging.tables import band, group_label, number, text_table
 
 WIDE_GROUPS = 8
 """Up to this many groups, ``history`` prints one column per group."""
-
-
-def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[str, str]]:
-    """The repository of ``--config`` or ``--repository`` and the tag filter (``--scan``,
-    ``--tag``)."""
-    path = load_config(args.config).repository if args.config else args.repository
-    if path != ":memory:" and not is_url(path) and not Path(path).exists():
-        raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
-    tags = dict(pairs(args.tag, "--tag"))
-    if args.scan:
-        tags[SCAN_TAG] = args.scan
-    return MetricsRepository(path), tags
-
-
-def pairs(items: list[str] | None, option: str) -> list[tuple[str, str]]:
-    """``["country=DE"]`` as ``[("country", "DE")]``.
-
-    >>> pairs(["country=DE", "env=prod"], "--group")
-    [('country', 'DE'), ('env', 'prod')]
-    """
-    found = []
-    for item in items or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ConfigurationError(f"{option} takes NAME=VALUE, got {item!r}")
-        found.append((name, value))
-    return found
 
 
 def history_command(args: argparse.Namespace) -> int:
@@ -60,7 +29,7 @@ def history_command(args: argparse.Namespace) -> int:
     group = dict(pairs(args.group, "--group")) or None
     since, until = _bounds(args)
     frame = metric_points(repo, args.metric, tags, group, since, until)
-    labels = frame["group"].map(lambda g: group_label(group_values(g)))
+    labels = frame["group"].map(lambda g: group_label(group_of(g)))
     # Annotations get a column only when a shown point has one (outputs stay as they were).
     marked = bool((frame["annotations"] != "").any())
     extra = ["annotations"] if marked else []
@@ -76,17 +45,23 @@ def history_command(args: argparse.Namespace) -> int:
             ]
             print(text_table(["timestamp", *wide.columns, *extra], rows))
         else:
-            points = zip(frame["timestamp"], labels, frame["value"], frame["annotations"],
-                         strict=True)  # fmt: skip
+            points = zip(
+                frame["timestamp"], labels, frame["value"], frame["annotations"], strict=True
+            )
             rows = [[_time(t), g, number(v), *(a for _ in extra)] for t, g, v, a in points]
             print(text_table(["timestamp", "group", "value", *extra], rows))
         return 0
     records = [
-        {"timestamp": t.isoformat(), **group_values(g), "value": v,
-         **({"annotations": _marks(a, args.format)} if marked else {})}
+        {
+            "timestamp": t.isoformat(),
+            **group_of(g),
+            "value": v,
+            **({"annotations": _marks(a, args.format)} if marked else {}),
+        }
         for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(
-            index=False)
-    ]  # fmt: skip
+            index=False
+        )
+    ]
     _emit(records, args.format)
     return 0
 
@@ -132,7 +107,7 @@ def anomalies_command(args: argparse.Namespace) -> int:
             record["timestamp"] = row["timestamp"].isoformat()
             if marked:
                 record["annotations"] = _marks(row["annotations"], args.format)
-            values = group_values(row["group"])
+            values = group_of(row["group"])
             if args.format == "json":
                 record["group"] = values
             else:  # CSV: one column per group column
@@ -145,13 +120,34 @@ def anomalies_command(args: argparse.Namespace) -> int:
         print("no verdicts match (anomalies and failed metrics are shown unless --status)")
         return 0
     rows = [
-        [_time(when), scan or "-", group_label(group_values(group)), metric, status,
-         number(value), band(lower, upper), number(history), detector, *rest[1:]]
-        for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in
-        frame.itertuples(index=False, name=None)
-    ]  # fmt: skip
-    headers = ["time", "scan", "group", "metric", "status", "value", "expected", "history",
-               "detector", *(["annotations"] if marked else [])]  # fmt: skip
+        [
+            _time(when),
+            scan or "-",
+            group_label(group_of(group)),
+            metric,
+            status,
+            number(value),
+            band(lower, upper),
+            number(history),
+            detector,
+            *rest[1:],
+        ]
+        for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in (
+            frame.itertuples(index=False, name=None)
+        )
+    ]
+    headers = [
+        "time",
+        "scan",
+        "group",
+        "metric",
+        "status",
+        "value",
+        "expected",
+        "history",
+        "detector",
+        *(["annotations"] if marked else []),
+    ]
     print(text_table(headers, rows))
     return 0
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from anomaly.config.periods import LENGTHS
+from anomaly.config.source_config import SourceConfig
 from anomaly.errors import AnomalyError, spark_error_message
-from anomaly.service.periods import LENGTHS
-from anomaly.service.source_config import SourceConfig
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession

@@ -3,7 +3,7 @@
 One job per scheduled scan: ``max_instances=1`` (a scan never overlaps itself), missed runs
 coalesced into one, started up to ``misfire_grace`` late. A failing scan is logged and
 recorded in the scan log by `ScanRunner.run`, which never raises, so the others go on.
-Stream scans run as streaming queries (``anomaly.streaming.service.StreamQueries``) from start
+Stream scans run as streaming queries (``anomaly.service.streams.StreamQueries``) from start
 to stop; a failed query is restarted from its checkpoint.
 """
 
@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from anomaly.errors import ConfigurationError
-from anomaly.service.report import ScanStatus
+from anomaly.judging.report import ScanStatus
 
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
@@ -39,7 +39,7 @@ class ScanService:
 
     Examples
     --------
-    >>> from anomaly.service.config import ServiceConfig
+    >>> from anomaly.config.config import ServiceConfig
     >>> from anomaly.service.scan import ScanRunner
     >>> config = ServiceConfig.model_validate({
     ...     "repository": ":memory:", "sources": {"events": {"table": "events"}},
@@ -52,7 +52,7 @@ class ScanService:
     """
 
     def __init__(self, runner: ScanRunner, scans: Sequence[str] | None = None) -> None:
-        from anomaly.streaming.service import StreamQueries
+        from anomaly.service.streams import StreamQueries
 
         config = runner.config
         chosen = list(scans) if scans else list(config.scans)

@@ -20,17 +20,17 @@ from anomaly.accuracy import Accuracy
 from anomaly.accuracy.job import SOURCE, TARGET, build_query, collect_states, qualified
 from anomaly.analyzers import CountState, State
 from anomaly.analyzers.columns import quote
-from anomaly.differential.partition_states import StateKey
+from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.config.plans import MetricPlan
+from anomaly.config.time_bounds import rule_time_bounds
+from anomaly.engine.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
-from anomaly.service.alert_config import AlertSinkConfig
-from anomaly.service.config import MetricPlan
 from anomaly.streaming.batch import ROWS, BatchSplit
 from anomaly.streaming.event_time import EVENT, WINDOW, event_millis
 from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.row_store import RowStore
 from anomaly.streaming.stream import Listener, WindowedStream
-from anomaly.streaming.time_bounds import rule_time_bounds
 from anomaly.streaming.trigger import Trigger
 from anomaly.streaming.windows import Duration, millis
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from anomaly.analyzers import Analyzer, CountState, Maximum, MaxState, Size, State
-from anomaly.context import AnalyzerContext
-from anomaly.differential.partition_states import StateKey
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential.partition_states import StateKey
 from anomaly.streaming.errors import StreamError
 from anomaly.streaming.event_time import EVENT
 from anomaly.streaming.ledger import WindowDelta

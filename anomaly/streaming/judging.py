@@ -14,26 +14,17 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
-from typing import Any
-
-import pandas as pd
+from typing import Any, cast
 
 from anomaly.analyzers import Analyzer
-from anomaly.context import AnalyzerContext
-from anomaly.differential.merge import metrics_from_states
-from anomaly.service.alert_config import AlertSinkConfig
-from anomaly.service.config import Defaults, MetricPlan
-from anomaly.service.detection import (
-    COLUMNS,
-    failure_verdicts,
-    group_text,
-    history_frame,
-    hold_back,
-    judge,
-)
-from anomaly.service.report import Finding, ScanReport
-from anomaly.service.scan import count_groups, plans_by_record
-from anomaly.service.sinks import dispatch
+from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.config.metric_spec import Severity
+from anomaly.config.plans import MetricPlan, resolve_plan
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential.merge import metrics_from_states
+from anomaly.judging.report import ScanReport
+from anomaly.judging.run import judge_run, plans_by_record
+from anomaly.judging.sinks import dispatch
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.windows import Window
 from detectors import AlertBudget
@@ -55,31 +46,24 @@ def metric_plans(
 ) -> list[MetricPlan]:
     """Plans for `metrics`: a `MetricPlan` as given, an analyzer judged by `detector` (default:
     the config default's detector; None: stored, not judged) with the default severity and
-    minimum history unless given.
+    minimum history unless given (`resolve_plan`).
 
     >>> from anomaly.analyzers import Size
     >>> [(p.analyzer.metric_id, p.severity) for p in metric_plans([Size()], severity="warning")]
     [('Size(*)', 'warning')]
     """
-    defaults = Defaults()
     plans = []
     for metric in metrics:
         if isinstance(metric, MetricPlan):
             plans.append(metric)
             continue
-        if detector is DEFAULT:
-            found, label = defaults.detector.detector, defaults.detector.label
-        else:
-            found, label = detector, "none" if detector is None else type(detector).__name__
-        plans.append(
-            MetricPlan(
-                metric,
-                found,
-                label,
-                severity or defaults.severity,  # type: ignore[arg-type]
-                defaults.min_history if min_history is None else min_history,
-            )
-        )
+        plan = resolve_plan(metric, [], severity=cast(Severity | None, severity))
+        if min_history is not None:
+            plan = replace(plan, min_history=min_history)
+        if detector is not DEFAULT:
+            label = "none" if detector is None else type(detector).__name__
+            plan = replace(plan, detector=detector, detector_label=label)
+        plans.append(plan)
     return plans
 
 
@@ -148,35 +132,21 @@ class WindowJudge:
         started = time.monotonic()
         context = self.context(delta)
         records = list(context)
-        record_plans = plans_by_record(context, self.plans)
-        moment = window.start_time
-        after = moment - self.history_window if self.history_window else None
-        stored = history_frame(self.repository, self.tags, record_plans, moment, after)
-        # The window's own points come from here, not from the repository (where a replay
-        # after a crash may have stored them already).
-        earlier = stored[stored["timestamp"] < pd.Timestamp(moment)]
-        own = [
-            (r.metric_id, group_text(r.group), moment, r.value, False)
-            for r in records
-            if r.succeeded and r.metric_id in record_plans
-        ]
-        current = pd.DataFrame(own, columns=COLUMNS).astype({"excluded": bool})
-        current["timestamp"] = pd.to_datetime(current["timestamp"], utc=True)
-        parts = [part for part in (earlier, current) if not part.empty]
-        frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else (parts or [earlier])[0]
-        verdicts = judge(frame, moment, record_plans, self.history_window)
-        outcome = None
-        if self.budget is not None:  # as in scans: one check per window and series
-            verdicts, outcome = hold_back(verdicts, self.budget, self.checks_per_week)
-        verdicts += failure_verdicts(records, record_plans)
-        self.repository.save(self.key(window), records, verdicts=verdicts)
-        stored_at = time.time()
-        findings = [Finding(v, record_plans[v.metric_id].severity) for v in verdicts]
-        report = ScanReport(
-            self.name, window.start_time, None, findings, len(self.plans), count_groups(records)
+        # As a scan: the history is every earlier window of the stream (tags without the
+        # window's label); one check per window and series for the budget.
+        found = judge_run(
+            records,
+            plans_by_record(context, self.plans),
+            self.repository,
+            self.key(window),
+            budget=self.budget,
+            checks_per_week=self.checks_per_week,
+            history_tags=self.tags,
+            window=self.history_window,
         )
+        stored_at = time.time()
+        report = ScanReport.of(self.name, window.start_time, None, found, len(self.plans))
         report.seconds = time.monotonic() - started
-        report.budget = outcome
         # The merged states are not kept: a frequency table may be large.
         return WindowResult(window, replace(context, states={}), report, stored_at)
 
@@ -184,12 +154,16 @@ class WindowJudge:
         """Send a window's report to the alert sinks (and log its problems)."""
         if result.report.problems:
             LOG.warning(
-                "stream %s window %s: %s", self.name, result.window.label,
+                "stream %s window %s: %s",
+                self.name,
+                result.window.label,
                 result.report.headline(),
-            )  # fmt: skip
+            )
         dispatch(result.report, self.sinks)
 
     def record_late(self, window: Window, rows: int) -> None:
         """Store (replace) the count of rows that reached `window` after it closed."""
-        record = MetricRecord("Dataset", "*", "LateRows", LATE_ROWS, float(rows))
+        record = MetricRecord(
+            entity="Dataset", instance="*", name="LateRows", metric_id=LATE_ROWS, value=float(rows)
+        )
         self.repository.save(self.key(window), [record])

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from anomaly.analyzers.state import FORMAT_VERSION, State, state_from_bytes
-from anomaly.differential.merge import merge_states
-from anomaly.differential.partition_states import StateKey, parse_storage_id, storage_id
+from anomaly.engine.differential.merge import merge_states
+from anomaly.engine.differential.partition_states import StateKey, parse_storage_id, storage_id
 from anomaly.streaming.clock import Clock, Progress
 
 if TYPE_CHECKING:

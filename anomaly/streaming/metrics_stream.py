@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers import Analyzer, FrequencyAnalyzer
 from anomaly.analyzers.base import DataFrameAnalyzer
-from anomaly.runner import AnalysisRunner
-from anomaly.service.alert_config import AlertSinkConfig
-from anomaly.service.config import MetricPlan
+from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.config.plans import MetricPlan
+from anomaly.engine.runner import AnalysisRunner
 from anomaly.streaming.batch import LATEST, ROWS, BatchSplit, split_batch
 from anomaly.streaming.event_time import WINDOW, with_windows
 from anomaly.streaming.judging import DEFAULT, metric_plans

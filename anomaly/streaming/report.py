@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from anomaly.service.report import ScanStatus
+from anomaly.judging.report import ScanStatus
 from anomaly.streaming.judging import WindowResult
 from anomaly.streaming.windows import Window, to_datetime
 

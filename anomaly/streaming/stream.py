@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
     from pyspark.sql.streaming import StreamingQuery
 
-    from anomaly.service.alert_config import AlertSinkConfig
-    from anomaly.service.config import MetricPlan
+    from anomaly.config.alert_config import AlertSinkConfig
+    from anomaly.config.plans import MetricPlan
     from detectors import AlertBudget
     from repository import MetricsRepository
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from anomaly.config.durations import parse_duration
 from anomaly.errors import ConfigurationError
-from anomaly.service.durations import parse_duration
 
 AVAILABLE_NOW = "available_now"
 Trigger = str | float | timedelta

@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from anomaly.config.durations import format_duration, parse_duration
 from anomaly.errors import ConfigurationError
-from anomaly.service.durations import format_duration, parse_duration
 
 MS = 1000
 Duration = timedelta | str | float

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from anomaly.runner import AnalysisRunner
+from anomaly.engine.runner import AnalysisRunner
 from anomaly.suggestion.suggestion import Suggestion
 
 if TYPE_CHECKING:

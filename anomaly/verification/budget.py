@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from anomaly.checks import CheckStatus, ConstraintResult, ConstraintStatus
+from anomaly.checks import CheckStatus, ConstraintStatus
+from anomaly.judging.budget import HELD_BACK, held_back, held_reason
 from anomaly.verification.result import CheckResult
 from detectors import AlertBudget, BudgetOutcome
 
@@ -22,30 +23,27 @@ def apply_budget(
         (i, j, row)
         for i, result in enumerate(results)
         for j, row in enumerate(result.rows)
-        if row.detector is not None
+        if row.verdict is not None
         and row.history_length is not None
         and row.status in (ConstraintStatus.SUCCESS, ConstraintStatus.FAILURE)
     ]
-    keep, outcome = budget.apply(
+    held, outcome = held_back(
         [row.p_value for _, _, row in judged],
         [row.status is ConstraintStatus.FAILURE for _, _, row in judged],
+        budget,
         checks_per_week,
     )
     rows = [list(result.rows) for result in results]
-    for (i, j, row), kept in zip(judged, keep.tolist(), strict=True):
-        if row.status is ConstraintStatus.FAILURE and not kept:
-            rows[i][j] = _held(row, outcome)
+    for (i, j, row), flag in zip(judged, held, strict=True):
+        if flag:
+            message = held_reason(row.p_value, outcome, row.message)
+            verdict = row.verdict and replace(row.verdict, status=HELD_BACK, detail=message)
+            rows[i][j] = replace(
+                row, status=ConstraintStatus.HELD_BACK, message=message, verdict=verdict
+            )
     updated = []
     for result, new_rows in zip(results, rows, strict=True):
         failed = any(r.failed for r in new_rows)
         status = CheckStatus.of_level(result.check.level) if failed else CheckStatus.SUCCESS
         updated.append(CheckResult(result.check, status, new_rows))
     return updated, outcome
-
-
-def _held(row: ConstraintResult, outcome: BudgetOutcome) -> ConstraintResult:
-    why = (
-        f"Held back by the alert budget (p = {row.p_value:.2g}; {outcome.rule} admits "
-        f"p < {outcome.threshold:.2g})"
-    )
-    return replace(row, status=ConstraintStatus.HELD_BACK, message=f"{why}: {row.message}")

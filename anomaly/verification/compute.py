@@ -4,16 +4,17 @@ partition states, or from states alone (Schelter et al., ICDE 2019, scenarios 1-
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers.base import Analyzer
 from anomaly.analyzers.state import State
 from anomaly.checks import CheckStatus
-from anomaly.context import AnalyzerContext
-from anomaly.differential import PartitionStates, metrics_from_states
-from anomaly.differential.partition_states import StateKey
-from anomaly.runner import AnalysisRunner
+from anomaly.engine.context import AnalyzerContext
+from anomaly.engine.differential import PartitionStates, metrics_from_states
+from anomaly.engine.differential.merge import keyed_states, merged_with
+from anomaly.engine.differential.partition_states import StateKey
+from anomaly.engine.runner import AnalysisRunner
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -42,8 +43,7 @@ class StatePlan:
             return False
         states: dict[StateKey, State] = {}
         for context in contexts.values():
-            data = context.delta or context
-            states.update({(a.metric_id, g): s for (a, g), s in data.states.items()})
+            states.update(keyed_states(context.delta or context))
         store.write(partition, states, replace=overwrite)
         return True
 
@@ -70,8 +70,6 @@ def compute_contexts(
         runner = AnalysisRunner(spark).on_data(data).add_analyzers(analyzers).group_by(*grouping)
         context = runner.keep_states(differential).run()
         if plan.sources is not None:
-            delta = {(a.metric_id, g): s for (a, g), s in context.states.items()}
-            merged = metrics_from_states(analyzers, {**stored, "": delta}, grouping)
-            context = replace(merged, delta=context)
+            context = merged_with(context, analyzers, stored)
         contexts[grouping] = context
     return contexts

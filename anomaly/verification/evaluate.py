@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import replace
+from typing import TYPE_CHECKING, cast
 
 import pandas as pd
 
@@ -13,9 +14,9 @@ from anomaly.checks import (
     ConstraintResult,
     ConstraintStatus,
 )
-from anomaly.checks.anomaly_constraint import AnomalyOutcome
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.metrics import Metric
+from repository import AnomalyVerdict
 from repository.keys import canonical_key
 
 if TYPE_CHECKING:
@@ -42,9 +43,16 @@ def evaluate_check(
 def _metric_row(check: Check, constraint: Constraint, metric: Metric) -> ConstraintResult:
     status, message, value = constraint.evaluate(metric)
     return ConstraintResult(
-        check.description, check.level, constraint.name, constraint.predicate, status, message,
-        value, metric.metric_id, metric.group,
-    )  # fmt: skip
+        check=check.description,
+        level=check.level,
+        constraint=constraint.name,
+        predicate=constraint.predicate,
+        status=status,
+        message=message,
+        value=value,
+        metric_id=metric.metric_id,
+        group=metric.group,
+    )
 
 
 def _anomaly_rows(
@@ -57,43 +65,54 @@ def _anomaly_rows(
     """The rows of one anomaly constraint, one per group: the histories of all groups are read
     in one query and judged in one detector call (a grouped check over thousands of groups)."""
 
-    def row(metric: Metric, status: ConstraintStatus, message: str | None,
-            **extra: Any) -> ConstraintResult:  # fmt: skip
+    def row(metric: Metric, status: ConstraintStatus, verdict: AnomalyVerdict) -> ConstraintResult:
         value = metric.value if isinstance(metric.value, int | float) else None
         return ConstraintResult(
-            check.description, check.level, constraint.name, constraint.predicate, status,
-            message, value, metric.metric_id, metric.group,
-            detector=constraint.detector_name, **extra,
-        )  # fmt: skip
+            check=check.description,
+            level=check.level,
+            constraint=constraint.name,
+            predicate=constraint.predicate,
+            status=status,
+            message=verdict.detail,
+            value=value,
+            metric_id=metric.metric_id,
+            group=metric.group,
+            verdict=replace(verdict, value=value, group=dict(metric.group)),
+        )
+
+    def failure(metric: Metric, message: str | None) -> ConstraintResult:
+        """A row whose metric could not be judged (an ``error`` verdict, no history read)."""
+        verdict = AnomalyVerdict(
+            metric_id=metric.metric_id,
+            status="error",
+            detector=constraint.detector_name,
+            detail=message,
+        )
+        return row(metric, ConstraintStatus.FAILURE, verdict)
 
     rows: dict[int, ConstraintResult] = {}
     judged: list[int] = []
     for k, metric in enumerate(metrics):
         problem = _unjudgeable(metric, repository)
         if problem is not None:
-            rows[k] = row(metric, ConstraintStatus.FAILURE, problem)
+            rows[k] = failure(metric, problem)
         else:
             judged.append(k)
     if judged:
         assert repository is not None
         try:
-            outcomes = _judge(repository, constraint, [metrics[k] for k in judged], key)
+            verdicts = _judge(repository, constraint, [metrics[k] for k in judged], key)
         except Exception:  # one group's data or a storage error: each group on its own then
-            outcomes = [_judge_alone(repository, constraint, metrics[k], key) for k in judged]
-        for k, outcome in zip(judged, outcomes, strict=True):
+            verdicts = [_judge_alone(repository, constraint, metrics[k], key) for k in judged]
+        for k, verdict in zip(judged, verdicts, strict=True):
             metric = metrics[k]
-            if isinstance(outcome, Exception):
-                rows[k] = row(metric, ConstraintStatus.FAILURE,
-                              f"{type(outcome).__name__}: {outcome}")  # fmt: skip
+            if isinstance(verdict, Exception):
+                rows[k] = failure(metric, f"{type(verdict).__name__}: {verdict}")
                 continue
-            message = outcome.message
-            if outcome.history_length == 0 and metric.group:
+            if verdict.history_length == 0 and metric.group:
                 message = f"new group {dict(metric.group)}: no history yet, nothing to compare with"
-            rows[k] = row(
-                metric, outcome.status, message, lower=outcome.lower, upper=outcome.upper,
-                history_length=outcome.history_length, score=outcome.score,
-                p_value=outcome.p_value,
-            )  # fmt: skip
+                verdict = replace(verdict, detail=message)
+            rows[k] = row(metric, constraint.status_of(verdict), verdict)
     return [rows[k] for k in range(len(metrics))]
 
 
@@ -116,7 +135,7 @@ def _judge_alone(
     constraint: AnomalyConstraint,
     metric: Metric,
     key: ResultKey | None,
-) -> AnomalyOutcome | Exception:
+) -> AnomalyVerdict | Exception:
     """One group's outcome, or the error that prevented it (which fails this group only)."""
     try:
         return _judge(repository, constraint, [metric], key)[0]
@@ -129,14 +148,18 @@ def _judge(
     constraint: AnomalyConstraint,
     metrics: list[Metric],
     key: ResultKey | None,
-) -> list[AnomalyOutcome | Exception]:
+) -> list[AnomalyVerdict | Exception]:
     """The outcome of each metric (all of one metric id), or the error that prevented it."""
     # Points annotated "excluded" (a fixed bad run, say) never serve as history.
     stored = repository.histories(
-        metrics[0].metric_id, [m.group for m in metrics], tags=constraint.tags,
-        after=constraint.after, before=constraint.before, exclude_annotated=True,
-    )  # fmt: skip
-    outcomes: dict[int, AnomalyOutcome | Exception] = {}
+        metrics[0].metric_id,
+        [m.group for m in metrics],
+        tags=constraint.tags,
+        after=constraint.after,
+        before=constraint.before,
+        exclude_annotated=True,
+    )
+    outcomes: dict[int, AnomalyVerdict | Exception] = {}
     ready: dict[int, tuple[pd.Series, float]] = {}
     for k, metric in enumerate(metrics):
         history = stored[canonical_key(dict(metric.group))]

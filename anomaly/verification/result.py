@@ -12,7 +12,7 @@ import pandas as pd
 
 from anomaly.analyzers.columns import quote
 from anomaly.checks import Check, CheckLevel, CheckStatus, ConstraintResult
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.errors import AnalysisError, VerificationFailed
 from anomaly.verification.row_level import failed_names, row_rules, select_rules, with_verdicts
 from detectors import BudgetOutcome
@@ -21,9 +21,19 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 ROW_COLUMNS = [
-    "check", "level", "constraint", "predicate", "status", "message", "value", "lower", "upper",
-    "metric_id", "detector", "history_length",
-]  # fmt: skip
+    "check",
+    "level",
+    "constraint",
+    "predicate",
+    "status",
+    "message",
+    "value",
+    "lower",
+    "upper",
+    "metric_id",
+    "detector",
+    "history_length",
+]
 
 
 @dataclass(frozen=True)
@@ -76,14 +86,17 @@ class VerificationResult:
         payload = {
             "status": self.status.value,
             "checks": [
-                {"check": r.check.description, "level": r.check.level.value,
-                 "status": r.status.value}
+                {
+                    "check": r.check.description,
+                    "level": r.check.level.value,
+                    "status": r.status.value,
+                }
                 for r in self.check_results
             ],
             "rows": [
                 {k: _json_value(v) for k, v in row.items()} for row in rows.to_dict("records")
             ],
-        }  # fmt: skip
+        }
         return json.dumps(payload, indent=indent)
 
     def row_level(self, df: DataFrame) -> DataFrame:
@@ -149,8 +162,9 @@ class VerificationResult:
         threshold = CheckStatus.of_level(CheckLevel(level))
         if self.status.severity >= threshold.severity:
             failing = [r for r in self.rows if r.failed]
-            lines = [f"- {r.check}: {r.constraint} {dict(r.group) or ''} {r.message}"
-                     for r in failing]  # fmt: skip
+            lines = [
+                f"- {r.check}: {r.constraint} {dict(r.group) or ''} {r.message}" for r in failing
+            ]
             raise VerificationFailed(
                 f"verification {self.status.value}: {len(failing)} constraint(s) failed\n"
                 + "\n".join(lines)

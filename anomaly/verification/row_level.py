@@ -24,7 +24,7 @@ from anomaly.checks.consistency_constraints import (
     dominant_type,
     dominant_type_ratio,
 )
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.errors import AnalysisError, spark_error_message
 from anomaly.metrics import GroupKey
 from anomaly.verification.duplicates import unique_verdict

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks import Check, CheckStatus, ConstraintResult
-from anomaly.differential import PartitionStates
+from anomaly.engine.differential import PartitionStates
 from anomaly.errors import AnalysisError
 from anomaly.verification.budget import apply_budget
 from anomaly.verification.compute import StatePlan, compute_contexts

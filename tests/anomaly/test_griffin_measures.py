@@ -13,8 +13,8 @@ from anomaly import AnalysisRunner
 from anomaly.analyzers import LatencyState, RecordCompleteness, Size, Timeliness
 from anomaly.checks import Check, CheckLevel, CheckStatus
 from anomaly.checks.constraint import Constraint
+from anomaly.config.metric_spec import MetricSpec
 from anomaly.errors import ConfigurationError
-from anomaly.service.metric_spec import MetricSpec
 from anomaly.verification import VerificationSuite
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
+from anomaly.judging.queries import QueryError
 from anomaly.plots import ANNOTATION_MARKERS, plot_metric
-from anomaly.service.queries import QueryError
 from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKey
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -11,7 +11,7 @@ from pyspark.sql import DataFrame, SparkSession
 from anomaly import AnalysisRunner, Predictability, Size
 from anomaly.analyzers.predictability import ConfusionState
 from anomaly.analyzers.state import state_from_bytes
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.errors import ConfigurationError
 
 ROWS = 1500

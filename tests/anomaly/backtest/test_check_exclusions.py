@@ -10,7 +10,7 @@ import pytest
 from anomaly import Size
 from anomaly.analyzers.state import CountState
 from anomaly.checks import Check, CheckLevel, ConstraintStatus
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.verification.evaluate import evaluate_check
 from detectors import OnlineNormal
 from repository import MetricRecord, MetricsRepository, ResultKey

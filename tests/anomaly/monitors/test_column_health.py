@@ -13,9 +13,9 @@ from pyspark.sql import functions as F
 
 from anomaly import AnalysisRunner
 from anomaly.analyzers import Mean, Size, Timeliness
+from anomaly.engine.stacked_scan import stacked_scan
 from anomaly.monitors import ColumnHealth
-from anomaly.stacked_scan import stacked_scan
-from tests.anomaly.test_runner_passes import count_jobs
+from tests.anomaly.engine.test_runner_passes import count_jobs
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 ROWS: list[tuple[Any, ...]] = [

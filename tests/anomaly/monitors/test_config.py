@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from anomaly.config.monitor_config import KINDS, MonitorsConfig
 from anomaly.service import ConfigFileError, load_config
-from anomaly.service.monitor_config import KINDS, MonitorsConfig
 from tests.anomaly.service.conftest import write_config
 
 BASE = """

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from anomaly.judging.report import Finding, ScanReport
 from anomaly.monitors.explain import explain, what
-from anomaly.monitors.plan import SCHEMA_DETECTOR
-from anomaly.service.report import Finding, ScanReport
+from anomaly.monitors.schema_diff import SCHEMA_DETECTOR
 from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKey
 
 TAGS = {"dataset": "orders", "scan": "orders"}

@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 from pyspark.sql import SparkSession
 
+from anomaly.judging.report import ScanStatus
 from anomaly.service import ScanReport, ScanRunner, backfill, load_config
-from anomaly.service.report import ScanStatus
 from repository import MetricsRepository
 from tests.anomaly.service.conftest import write_config
 

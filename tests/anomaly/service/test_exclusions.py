@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from anomaly.analyzers import Size
+from anomaly.config.plans import MetricPlan
+from anomaly.judging.history import history_frame
+from anomaly.judging.verdicts import judge
 from anomaly.service import ScanReport, ScanRunner, ScanStatus, backfill, load_config
-from anomaly.service.config import MetricPlan
-from anomaly.service.detection import history_frame, judge
 from detectors import OnlineNormal
 from repository import MetricRecord, MetricsRepository, ResultKey
 

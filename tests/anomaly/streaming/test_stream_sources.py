@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from anomaly.analyzers import Completeness, Mean, Size
-from anomaly.service.alert_config import AlertSinkConfig
+from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.streaming import BatchReport, StreamingMetrics
 from detectors import AlertBudget
 from repository import MetricsRepository
@@ -44,7 +44,8 @@ def test_an_incident_in_one_window_of_a_json_stream_is_flagged_once(
     spark: SparkSession, repo: MetricsRepository, tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
-    # Daily windows: the default detector (Adaptive) judges a daily series from its 8th day.
+    # Daily windows: the default detector (Adaptive) with min_history 7 judges a daily series
+    # from its 8th day (the default min_history, 14, would wait past the incident's day 12).
     incoming = tmp_path / "incoming"
     windows, incident = 16, 12
     for day in range(windows):
@@ -54,7 +55,7 @@ def test_an_incident_in_one_window_of_a_json_stream_is_flagged_once(
     df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 3).json(str(incoming))
     stream = StreamingMetrics(
         "orders", [Size(), Completeness("amount"), Mean("amount")], time_column="ts",
-        window="1d", watermark="1h", repository=repo,
+        window="1d", watermark="1h", repository=repo, min_history=7,
         sinks={"log": AlertSinkConfig(type="log")},
         alert_budget=AlertBudget(false_alerts_per_week=0.5),
     )  # fmt: skip

@@ -11,8 +11,8 @@ from anomaly.analyzers import ApproxQuantiles, Maximum, Mean, Minimum, StandardD
 from anomaly.errors import ConfigurationError
 from anomaly.suggestion import ColumnProfile, profile_columns
 from anomaly.suggestion.type_set import TypeSet
+from tests.anomaly.engine.test_runner_passes import count_jobs
 from tests.anomaly.suggestion.conftest import ROWS
-from tests.anomaly.test_runner_passes import count_jobs
 
 
 def test_profiles_hold_types_completeness_and_summaries(

@@ -13,7 +13,7 @@ import pytest
 from anomaly import Size
 from anomaly.analyzers.state import CountState
 from anomaly.checks import AnomalyConstraint, Check, CheckLevel, ConstraintStatus
-from anomaly.context import AnalyzerContext
+from anomaly.engine.context import AnalyzerContext
 from anomaly.verification.evaluate import evaluate_check
 from detectors import Adaptive, OnlineNormal
 from repository import MetricRecord, MetricsRepository, ResultKey
@@ -82,10 +82,10 @@ def test_every_group_gets_the_verdict_it_would_get_alone(
                                exclude_annotated=True)  # fmt: skip
         alone = constraint.judge(history, values[g], when)
         assert (row.status, row.lower, row.upper, row.p_value) == (
-            alone.status, alone.lower, alone.upper, alone.p_value,
-        )  # fmt: skip
+            constraint.status_of(alone), alone.lower, alone.upper, alone.p_value
+        )
         if alone.history_length:  # a new group's message says so instead
-            assert row.message == alone.message
+            assert row.message == alone.detail
     statuses = {g: r.status for g, r in zip(values, rows, strict=True)}
     assert statuses[3] is ConstraintStatus.FAILURE
     assert statuses[9] is ConstraintStatus.FAILURE  # missing value

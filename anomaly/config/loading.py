@@ -1,0 +1,91 @@
+"""Loading a config file: YAML, ``${VAR}`` interpolation, validation, one clear error."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from anomaly.config.config import SCAN_TAG, ServiceConfig
+from anomaly.config.interpolation import InterpolationError, interpolate_tree
+from anomaly.config.model import allowed_keys
+from anomaly.config.parameters import pairs
+from anomaly.config.problems import ConfigFileError, Location, Problem, from_pydantic
+from anomaly.config.yaml_file import line_of, read_yaml
+from anomaly.errors import ConfigurationError
+from repository import MetricsRepository
+from repository.backends import is_url
+
+
+def load_config(
+    path: str | os.PathLike[str], env: Mapping[str, str] | None = None
+) -> ServiceConfig:
+    """The validated config in `path`; relative paths in it are relative to its directory.
+
+    Every problem found is reported at once in a `ConfigFileError` naming the file, the line,
+    the key path and what is allowed.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> text = '''
+    ... repository: ${HOME_DIR:-/tmp}/metrics.duckdb
+    ... sources:
+    ...   events: {path: events.parquet, time_column: day}
+    ... scans:
+    ...   daily:
+    ...     source: events
+    ...     metrics: [Size, {analyzer: Mean, column: price}]
+    ... '''
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".yml") as f:
+    ...     _ = f.write(text); f.flush()
+    ...     config = load_config(f.name, env={})
+    >>> config.repository, [p.analyzer.metric_id for p in config.plans("daily")]
+    ('/tmp/metrics.duckdb', ['Size(*)', 'Mean(price)'])
+    """
+    file = Path(path)
+    data, lines = read_yaml(file)
+    if data is None:
+        raise ConfigFileError(file, [Problem((), "the file is empty: it needs sources and scans")])
+    if not isinstance(data, dict):
+        problem = Problem((), f"the file must be a mapping (key: value), got {type(data).__name__}")
+        raise ConfigFileError(file, [problem])
+    try:
+        data = interpolate_tree(data, os.environ if env is None else env)
+    except InterpolationError as error:
+        location = error.location
+        problem = Problem(location, str(error), line_of(location, lines))
+        raise ConfigFileError(file, [problem]) from None
+    try:
+        config = ServiceConfig.model_validate(data, context={"base_dir": file.parent})
+    except ValidationError as error:
+        problems = [from_pydantic(e, _allowed) for e in error.errors()]
+        located = sorted((_with_line(p, lines) for p in problems), key=lambda p: p.line or 0)
+        raise ConfigFileError(file, located) from None
+    problems = config.problems()
+    if problems:
+        raise ConfigFileError(file, [_with_line(p, lines) for p in problems])
+    return config
+
+
+def _allowed(location: Location) -> list[str] | None:
+    return allowed_keys(ServiceConfig, location)
+
+
+def _with_line(problem: Problem, lines: dict[Location, int]) -> Problem:
+    return Problem(problem.location, problem.message, line_of(problem.location, lines))
+
+
+def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[str, str]]:
+    """The repository of ``--config`` or ``--repository`` and the tag filter (``--scan``,
+    ``--tag``)."""
+    path = load_config(args.config).repository if args.config else args.repository
+    if path != ":memory:" and not is_url(path) and not Path(path).exists():
+        raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
+    tags = dict(pairs(args.tag, "--tag"))
+    if args.scan:
+        tags[SCAN_TAG] = args.scan
+    return MetricsRepository(path), tags

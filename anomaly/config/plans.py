@@ -1,0 +1,101 @@
+"""The one place where judging defaults are resolved: a metric's detector, severity and
+minimum history, from the most specific setting to the config's defaults.
+
+Every judged series goes through `resolve_plan`: a scan's metrics, its monitors, a stream's
+windows. ``has_no_anomalies`` keeps Deequ's rule (its detector decides from the first earlier
+point, ``min_history=1``) because a pipeline check names its own detector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from anomaly.analyzers import Analyzer
+from anomaly.config.detector_spec import DetectorSpec
+from anomaly.config.metric_spec import Severity
+
+MIN_HISTORY = 14
+"""Earlier points a series needs before it is judged, unless a metric, monitor, scan or the
+config's ``defaults`` set ``min_history``: a table's series all start on the same day, and a
+detector that learns a weekly season needs two weeks of it (with one week, the default
+detector raised two false alarms on the monitors demo's table within days)."""
+DEFAULT_SEVERITY: Severity = "error"
+DEFAULT_DETECTOR = "Adaptive"
+"""The detector of every series whose metric, scan and defaults name none."""
+
+
+class JudgingLevel(Protocol):
+    """A config entry that may set how its series are judged (unset: ``None``)."""
+
+    @property
+    def detector(self) -> DetectorSpec | None: ...
+
+    @property
+    def severity(self) -> Severity | None: ...
+
+    @property
+    def min_history(self) -> int | None: ...
+
+
+@dataclass(frozen=True)
+class MetricPlan:
+    """A metric with how it is judged, after defaults are applied (`resolve_plan`).
+
+    >>> from anomaly.analyzers import Size
+    >>> MetricPlan(Size(), None, "none", "warning", 0).severity
+    'warning'
+    """
+
+    analyzer: Analyzer[Any]
+    detector: Any
+    detector_label: str
+    severity: Severity
+    min_history: int
+
+    @classmethod
+    def recorded(cls, analyzer: Analyzer[Any]) -> MetricPlan:
+        """A metric measured and stored, never judged (a monitor's helper measure)."""
+        return cls(analyzer, None, "none", "warning", 0)
+
+
+def resolve_plan(
+    analyzer: Analyzer[Any],
+    levels: Sequence[JudgingLevel | None],
+    defaults: JudgingLevel | None = None,
+    *,
+    severity: Severity | None = None,
+) -> MetricPlan:
+    """`analyzer`'s plan: each setting from the first of `levels` (most specific first) that
+    sets it, else `severity` (a kind's own severity, e.g. ``warning`` for column health), else
+    the config's `defaults`, else the built-in defaults (`DEFAULT_DETECTOR`,
+    `DEFAULT_SEVERITY`, `MIN_HISTORY`).
+
+    >>> from anomaly.analyzers import Size
+    >>> plan = resolve_plan(Size(), [None])
+    >>> plan.detector_label, plan.severity, plan.min_history
+    ('Adaptive', 'error', 14)
+    """
+    found = [level for level in (*levels, defaults) if level is not None]
+    spec = _first(*(level.detector for level in found)) or default_detector()
+    specific = [level.severity for level in levels if level is not None]
+    fallback = None if defaults is None else defaults.severity
+    chosen: Severity = _first(*specific, severity, fallback) or DEFAULT_SEVERITY
+    history = _first(*(level.min_history for level in found))
+    return MetricPlan(
+        analyzer=analyzer,
+        detector=spec.detector,
+        detector_label=spec.label,
+        severity=chosen,
+        min_history=MIN_HISTORY if history is None else history,
+    )
+
+
+def default_detector() -> DetectorSpec:
+    """The detector of series that name none (a new one each call: detectors keep state)."""
+    return DetectorSpec.model_validate(DEFAULT_DETECTOR)
+
+
+def _first(*values: Any) -> Any:
+    return next((v for v in values if v is not None), None)

@@ -1,0 +1,147 @@
+"""Reading one metric's series and verdicts back from the repository (CLI and plots)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+import pandas as pd
+
+from anomaly.config.config import SCAN_TAG
+from anomaly.config.problems import suggest
+from anomaly.errors import AnomalyError
+from anomaly.judging.annotated import kinds, of_run
+from repository import MetricsRepository
+from repository.keys import canonical_key
+
+POINT_COLUMNS = ["group", "timestamp", "value", "annotations"]
+
+
+class QueryError(AnomalyError):
+    """A query names a metric that is not stored, or matches several series.
+
+    >>> repo = MetricsRepository(":memory:")
+    >>> check_metric(repo, "Size(*)")
+    Traceback (most recent call last):
+    ...
+    anomaly.judging.queries.QueryError: no metrics stored
+    """
+
+
+def metric_points(
+    repo: MetricsRepository,
+    metric: str,
+    tags: Mapping[str, str] | None = None,
+    group: Mapping[str, str | None] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> pd.DataFrame:
+    """The stored points of `metric` (``POINT_COLUMNS``; ``group`` as `canonical_key`,
+    ``annotations`` the kinds of the annotations covering the point, e.g. ``"excluded"``, or
+    ``""``), oldest first. Unknown metrics and points of several scans at one time raise
+    `QueryError`."""
+    query = repo.load().for_metrics([metric]).with_tags(dict(tags or {}))
+    if group:
+        query = query.with_group(group)
+    if since is not None:
+        query = query.after(since)
+    if until is not None:
+        query = query.before(until)
+    known = repo.annotations(metric=metric, tags=tags or None, after=since, before=until)
+    rows = []
+    for run in query.get():
+        at = run.key.timestamp
+        applying = of_run(known, at, run.key.tags)
+        for r in run:
+            marks = ", ".join(kinds(applying, r.metric_id, r.group, at)) if applying else ""
+            rows.append((canonical_key(r.group), at, r.value, marks, run.key.tags.get(SCAN_TAG)))
+    frame = pd.DataFrame(rows, columns=[*POINT_COLUMNS, "scan"])
+    if frame.empty:
+        check_metric(repo, metric, tags)
+    scans = sorted({s for s in frame["scan"] if s is not None})
+    if frame.duplicated(["group", "timestamp"]).any():
+        raise QueryError(
+            f"{metric} has several points per time and group, from runs with different tags "
+            f"(scans: {', '.join(scans) or 'none'}): choose one with --scan or --tag"
+        )
+    frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
+    return frame[POINT_COLUMNS].sort_values(["group", "timestamp"], ignore_index=True)
+
+
+VERDICT_COLUMNS = [
+    "timestamp",
+    "scan",
+    "metric_id",
+    "group",
+    "value",
+    "lower",
+    "upper",
+    "status",
+    "detector",
+    "history_length",
+    "detail",
+    "annotations",
+]
+
+
+def verdict_rows(
+    repo: MetricsRepository,
+    metrics: Sequence[str] | None = None,
+    tags: Mapping[str, str] | None = None,
+    group: Mapping[str, str | None] | None = None,
+    statuses: Sequence[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+) -> pd.DataFrame:
+    """Stored verdicts (``VERDICT_COLUMNS``; ``group`` as `canonical_key`, ``annotations`` as in
+    `metric_points` for the judged point), newest first, from the documented
+    ``anomaly_results`` view. Tags and group are subset matches."""
+    where: list[str] = ["true"]
+    params: list[object] = []
+    for column, values in (("metric_id", metrics), ("status", statuses)):
+        if values:
+            where.append(f"{column} IN (SELECT unnest(?))")
+            params.append(list(values))
+    if since is not None:
+        where.append("timestamp >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("timestamp <= ?")
+        params.append(until)
+    sql = (
+        "SELECT timestamp, tags, metric_id, group_values, value, lower, upper, status, "
+        f"detector, history_length, detail FROM anomaly_results WHERE {' AND '.join(where)} "
+        "ORDER BY timestamp DESC, metric_id"
+    )
+    with repo.sql() as cur:
+        rows = cur.execute(sql, params).fetchall()
+    wanted_tags, wanted_group = dict(tags or {}), dict(group or {})
+    known = repo.annotations(tags=tags or None, after=since, before=until)
+    kept = []
+    for row in rows:
+        if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3]):
+            applying = of_run(known, row[0], row[1])
+            marks = ", ".join(kinds(applying, row[2], row[3], row[0])) if applying else ""
+            scan, key = row[1].get(SCAN_TAG), canonical_key(row[3])
+            kept.append((row[0], scan, row[2], key, *row[4:], marks))
+    frame = pd.DataFrame(kept, columns=VERDICT_COLUMNS)
+    frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
+    return frame
+
+
+def _subset(wanted: Mapping[str, str | None], present: Mapping[str, str | None]) -> bool:
+    return all(k in present and present[k] == v for k, v in wanted.items())
+
+
+def check_metric(
+    repo: MetricsRepository, metric: str, tags: Mapping[str, str] | None = None
+) -> None:
+    """Raise `QueryError` naming the stored metrics when `metric` has no point at all."""
+    known = repo.metrics(dict(tags) if tags else None)
+    ids = sorted(known["metric_id"].unique()) if not known.empty else []
+    if metric in ids:
+        return
+    if not ids:
+        raise QueryError(f"no metrics stored{' with tags ' + str(dict(tags)) if tags else ''}")
+    shown = ", ".join(ids[:15]) + (", ..." if len(ids) > 15 else "")
+    raise QueryError(f"unknown metric {metric!r}{suggest(metric, ids)}; stored metrics: {shown}")
