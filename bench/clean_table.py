@@ -6,7 +6,7 @@ incident at all. Every metric's groups are judged walk-forward in one call, as a
 backfill judges them (``anomaly/backtest/joint.py``: one ``Adaptive.walk_forward_rows`` per
 metric, so the groups share tail heaviness), and each day's verdicts of all 5,000 series pass
 the alert budget of the scan (``false_alerts_per_week: 1``, applied per run over every series
-judged that day, as ``anomaly.service.detection.hold_back`` applies it). Every alert is false;
+judged that day, as ``anomaly.judging.budget.hold_back`` applies it). Every alert is false;
 the target is at most 7 in all (about a week's budget for each of the six weeks and a bit).
 
 Groups differ as real segments do: from a few rows a day to thousands, columns never null in
