@@ -74,3 +74,19 @@ def elapsed(slots: IntMatrix | None, present: NDArray[np.bool_]) -> IntMatrix:
         present.any(axis=1), slots[np.arange(len(slots)), first], np.iinfo(np.int64).max // 2
     )
     return slots - start[:, None]
+
+
+def bound_slots(slots: IntMatrix | None, shape: tuple[int, int]) -> IntMatrix | None:
+    """The slots a detector was bound to (``at_times``), cut to a values matrix of `shape`.
+
+    >>> bound_slots(np.arange(5), (1, 3)).tolist()
+    [[0, 1, 2]]
+    """
+    if slots is None:
+        return None
+    slots = slots[None, :] if slots.ndim == 1 else slots
+    if slots.shape[0] != shape[0] or slots.shape[1] < shape[1]:
+        raise ValueError(
+            f"this detector was bound to times of shape {slots.shape}; values have shape {shape}"
+        )
+    return slots[:, : shape[1]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -14,14 +14,15 @@ from detectors._params import check_factor, check_int, check_open_fraction
 from detectors.adaptive import calendar, limits, persistence, scale_choice, stuck, young
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
+from detectors.adaptive.judged import INCREMENTS, PERIOD_SLOTS, Judged, describe_anomaly, splice
 from detectors.adaptive.seasons import (
     DAY,
     periods_for_spacing,
     periods_from_values,
     seasons_for_periods,
 )
-from detectors.adaptive.smoother import SETTINGS, Forecasts, smooth
-from detectors.adaptive.transform import DECIDING_POINTS, Transform, Transforms
+from detectors.adaptive.smoother import SETTINGS, smooth
+from detectors.adaptive.transform import DECIDING_POINTS, Transforms
 from detectors.base import Interval, as_values, resolve_interval
 from detectors.errors import InvalidParameterError
 from detectors.evaluation import (
@@ -39,9 +40,6 @@ from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
 SIDES = ("both", "lower", "upper")
 SETTLED = 10  # errors before a model's errors say anything about tails
-PERIOD_SLOTS = 10_000
-INCREMENTS = 4
-"""``aux`` packs the scale and the period: (transform + 4 * increments) * 10_000 + period."""
 POINT_SHARE = 1.0 - persistence.SHARE - stuck.SHARE
 """The share of the false-alarm rate spent on single points (the rest: lasting changes and
 values that stopped changing)."""
@@ -264,7 +262,7 @@ class Adaptive(MatrixDetector):
         per_day = DAY / self.spacing if self.spacing else 1.0
         # Sub-daily series decide their scale on a whole first day, not on its first night.
         deciding = int(min(max(DECIDING_POINTS, round(per_day)), 48))
-        slots = self._slot_matrix(x.shape)
+        slots = calendar.bound_slots(getattr(self, "_slots", None), x.shape)
         learnt = np.where(learn, x, np.nan)
         growing = cumulative_rows(learnt, deciding)
         offset = np.zeros(x.shape)
@@ -281,7 +279,7 @@ class Adaptive(MatrixDetector):
             on_log = judged.density(x[rows], rows)
             on_identity = plain.density(x[rows], np.arange(len(rows)))
             better = scale_choice.prefer_identity(on_log, on_identity, wide)
-            _splice(result, plain.result, rows, better & (plain.result.codes != INSUFFICIENT))
+            splice(result, plain.result, rows, better & (plain.result.codes != INSUFFICIENT))
         if not growing.any():
             return result
         # Once more with each increment measured from the size a broken load should have had,
@@ -294,7 +292,7 @@ class Adaptive(MatrixDetector):
             None if slots is None else slots[growing], deciding, np.zeros(len(repaired), bool),
             periods,
         )  # fmt: skip
-        _splice(result, again.result, growing, np.ones(again.result.codes.shape, bool))
+        splice(result, again.result, growing, np.ones(again.result.codes.shape, bool))
         return result
 
     def _judge(
@@ -373,18 +371,6 @@ class Adaptive(MatrixDetector):
             transforms, fc, ready & learn,
         )  # fmt: skip
 
-    def _slot_matrix(self, shape: tuple[int, int]) -> NDArray[np.int64] | None:
-        slots: NDArray[np.int64] | None = getattr(self, "_slots", None)
-        if slots is None:
-            return None
-        slots = slots[None, :] if slots.ndim == 1 else slots
-        if slots.shape[0] != shape[0] or slots.shape[1] < shape[1]:
-            raise ValueError(
-                f"this detector was bound to times of shape {slots.shape}; values have shape "
-                f"{shape}"
-            )
-        return slots[:, : shape[1]]
-
     # -- explanations -------------------------------------------------------------------------
 
     def insufficient_reason(self, cell: Cell) -> str:
@@ -403,38 +389,4 @@ class Adaptive(MatrixDetector):
                 f" {self.false_alarm_rate:g}); bounds were [{fmt(cell.lower)},"
                 f" {fmt(cell.upper)}]."
             )
-        period = int(cell.aux) % PERIOD_SLOTS
-        kind, increments = divmod(int(cell.aux) // PERIOD_SLOTS, INCREMENTS)[::-1]
-        scale = Transform(kind).label + (" scale of the increments" if increments else " scale")
-        season = f"period {period}" if period else "no season"
-        return (
-            f"[{self.name}] Value {fmt(cell.value)} is not in bounds [{fmt(cell.lower)}, "
-            f"{fmt(cell.upper)}] ({season}, {scale}, false_alarm_rate "
-            f"{self.false_alarm_rate:g})."
-        )
-
-
-class Judged(NamedTuple):
-    """One pass of ``Adaptive._judge``: verdicts, forecasts of the rows asked for (value
-    units), and what the scale choice needs: transforms, forecasts and the cells they learnt."""
-
-    result: MatrixResult
-    expected: FloatMatrix
-    transforms: Transforms
-    forecasts: Forecasts
-    learnt: NDArray[np.bool_]
-
-    def density(self, x: FloatMatrix, rows: IntArray) -> FloatMatrix:
-        """``scale_choice.log_density`` of ``x``, the values of ``rows``."""
-        fc, transforms = self.forecasts, self.transforms.take(rows)
-        return scale_choice.log_density(x, fc.error[rows], fc.scale[rows], transforms,
-                                        self.learnt[rows])  # fmt: skip
-
-
-def _splice(
-    into: MatrixResult, part: MatrixResult, rows: NDArray[Any], cells: NDArray[np.bool_]
-) -> None:
-    """Write ``part``'s ``cells`` (of the sub-matrix of ``rows``) into ``into`` in place."""
-    for whole, some in zip(into, part, strict=True):
-        if whole is not None and some is not None:
-            whole[rows] = np.where(cells, some, whole[rows])
+        return describe_anomaly(self.name, self.false_alarm_rate, cell)

@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 
 from detectors import Adaptive
 from detectors.adaptive import scale_choice
-from detectors.adaptive.detector import PERIOD_SLOTS
+from detectors.adaptive.judged import PERIOD_SLOTS
 from detectors.adaptive.transform import Transform, Transforms
 from detectors.vectorised import MatrixResult
 

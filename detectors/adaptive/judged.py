@@ -1,0 +1,63 @@
+"""One pass of ``Adaptive``'s judging: its result, how ``aux`` packs a cell's scale and
+season, and the text of an anomaly (kept apart from the detector, which runs the passes)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from detectors.adaptive import scale_choice
+from detectors.adaptive.smoother import Forecasts
+from detectors.adaptive.transform import Transform, Transforms
+from detectors.evaluation import IntArray, fmt
+from detectors.vectorised import Cell, FloatMatrix, MatrixResult
+
+PERIOD_SLOTS = 10_000
+INCREMENTS = 4
+"""``aux`` packs the scale and the period: (transform + 4 * increments) * 10_000 + period."""
+
+
+def describe_anomaly(name: str, false_alarm_rate: float, cell: Cell) -> str:
+    """The detail of an anomalous cell: its value, band, season and scale.
+
+    >>> cell = Cell(position=3, length=10, value=9.0, lower=1.0, upper=5.0, code=2, aux=7)
+    >>> describe_anomaly("Adaptive", 0.001, cell)
+    '[Adaptive] Value 9.0 is not in bounds [1.0, 5.0] (period 7, identity scale, false_alarm_rate 0.001).'
+    """
+    period = int(cell.aux) % PERIOD_SLOTS
+    kind, increments = divmod(int(cell.aux) // PERIOD_SLOTS, INCREMENTS)[::-1]
+    scale = Transform(kind).label + (" scale of the increments" if increments else " scale")
+    season = f"period {period}" if period else "no season"
+    return (
+        f"[{name}] Value {fmt(cell.value)} is not in bounds [{fmt(cell.lower)}, "
+        f"{fmt(cell.upper)}] ({season}, {scale}, false_alarm_rate "
+        f"{false_alarm_rate:g})."
+    )
+
+
+class Judged(NamedTuple):
+    """One pass of ``Adaptive._judge``: verdicts, forecasts of the rows asked for (value
+    units), and what the scale choice needs: transforms, forecasts and the cells they learnt."""
+
+    result: MatrixResult
+    expected: FloatMatrix
+    transforms: Transforms
+    forecasts: Forecasts
+    learnt: NDArray[np.bool_]
+
+    def density(self, x: FloatMatrix, rows: IntArray) -> FloatMatrix:
+        """``scale_choice.log_density`` of ``x``, the values of ``rows``."""
+        fc, transforms = self.forecasts, self.transforms.take(rows)
+        return scale_choice.log_density(x, fc.error[rows], fc.scale[rows], transforms,
+                                        self.learnt[rows])  # fmt: skip
+
+
+def splice(
+    into: MatrixResult, part: MatrixResult, rows: NDArray[Any], cells: NDArray[np.bool_]
+) -> None:
+    """Write ``part``'s ``cells`` (of the sub-matrix of ``rows``) into ``into`` in place."""
+    for whole, some in zip(into, part, strict=True):
+        if whole is not None and some is not None:
+            whole[rows] = np.where(cells, some, whole[rows])
