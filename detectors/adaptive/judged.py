@@ -23,8 +23,9 @@ def describe_anomaly(name: str, false_alarm_rate: float, cell: Cell) -> str:
     """The detail of an anomalous cell: its value, band, season and scale.
 
     >>> cell = Cell(position=3, length=10, value=9.0, lower=1.0, upper=5.0, code=2, aux=7)
-    >>> describe_anomaly("Adaptive", 0.001, cell)
-    '[Adaptive] Value 9.0 is not in bounds [1.0, 5.0] (period 7, identity scale, false_alarm_rate 0.001).'
+    >>> print(describe_anomaly("Adaptive", 0.001, cell))
+    [Adaptive] Value 9.0 is not in bounds [1.0, 5.0] (period 7, identity scale,
+    false_alarm_rate 0.001).
     """
     period = int(cell.aux) % PERIOD_SLOTS
     kind, increments = divmod(int(cell.aux) // PERIOD_SLOTS, INCREMENTS)[::-1]
