@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,6 +70,7 @@ def build_session(
         # applyInPandas); in a session started from Python, `spark.pyspark.python` is not read.
         session.sparkContext.pythonExec = python
     quiet_spark_logging(session)
+    prepare_error_loggers()
     return session
 
 
@@ -126,9 +128,35 @@ def runtime_conf(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[N
                 spark.conf.set(key, old)
 
 
+QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+"""The loggers PySpark writes a failed query's context to, with its own keyword arguments."""
+_LOGGERS_LOCK = threading.Lock()
+
+
+def prepare_error_loggers() -> None:
+    """Create PySpark's query-context loggers once, before threads can raise Spark errors.
+
+    PySpark creates them on a process's first Spark error by swapping the global logger class;
+    two threads doing that at once can leave a plain ``logging.Logger``, and every later Spark
+    error of the process then fails inside PySpark ("unexpected keyword argument
+    'errorClass'"), hiding the real cause of a failed metric.
+
+    >>> prepare_error_loggers()
+    >>> import logging
+    >>> type(logging.getLogger("SQLQueryContextLogger")).__name__
+    'PySparkLogger'
+    """
+    from pyspark.logger import PySparkLogger
+
+    with _LOGGERS_LOCK:  # PySparkLogger.getLogger itself swaps a process-wide setting
+        for name in QUERY_CONTEXT_LOGGERS:
+            PySparkLogger.getLogger(name)
+
+
 def resolve_session(spark: SparkSession | None = None) -> SparkSession:
     """The session to use: the one passed, else the active one, else a new local one."""
     if spark is not None:
+        prepare_error_loggers()
         return spark
     from pyspark.sql import SparkSession
 

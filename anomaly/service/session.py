@@ -47,11 +47,12 @@ class ScanSession:
         if self._spark is None:
             from pyspark.sql import SparkSession
 
-            from anomaly.spark import build_session, is_connect
+            from anomaly.spark import build_session, is_connect, prepare_error_loggers
 
             settings = self.config.spark
             active = SparkSession.getActiveSession()
             if active is not None:
+                prepare_error_loggers()
                 self._spark = active
             else:
                 self.progress.step(f"starting Spark ({settings.remote or settings.master})")
