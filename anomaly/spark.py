@@ -150,6 +150,10 @@ def prepare_error_loggers() -> None:
 
     with _LOGGERS_LOCK:  # PySparkLogger.getLogger itself swaps a process-wide setting
         for name in QUERY_CONTEXT_LOGGERS:
+            known = logging.Logger.manager.loggerDict.get(name)
+            if isinstance(known, logging.Logger) and not isinstance(known, PySparkLogger):
+                # Left plain by such a race already: replaced, or every later error fails.
+                del logging.Logger.manager.loggerDict[name]
             PySparkLogger.getLogger(name)
 
 
