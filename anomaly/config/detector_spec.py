@@ -4,13 +4,16 @@ or a composition of detectors (``AllOf``/``AnyOf``) or a wrapper of one (``KOfLa
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from pydantic import Field, PrivateAttr, model_validator
+from pydantic_core import PydanticCustomError
 
 from anomaly.config.model import ConfigModel
 from anomaly.config.parameters import build, check_parameters
 from anomaly.config.problems import choice_error, custom_error
+from anomaly.errors import ConfigurationError
 from detectors import AlertFatigue, AllOf, AnyOf, KOfLastN, detector_factory
 from detectors.errors import DetectorLoadError
 from detectors.registry import BUILTINS
@@ -33,6 +36,8 @@ FATIGUE_CONTROLS: dict[str, Any] = {
 NONE = "none"
 """The detector type that turns detection off for a metric (it is only recorded)."""
 KNOWN = [*sorted(BUILTINS), *COMBINATIONS, *WRAPPERS, NONE]
+DEFERRED: Any = object()
+"""`DetectorSpec`'s detector before first use, when the spec names a user's class."""
 
 
 class DetectorSpec(ConfigModel):
@@ -41,7 +46,10 @@ class DetectorSpec(ConfigModel):
     n: 3}``, ``{type: AlertFatigue, detector: ..., first_of_run: true, cooldown: 7}``.
 
     Keys other than ``type``, ``detectors`` and ``detector`` are the detector's parameters;
-    the detector is built while the config is validated, so bad parameters fail early.
+    a built-in detector is built while the config is validated, so bad parameters fail early.
+    A ``package.module:Class`` must be a class with a ``detect`` method (the `Detector`
+    protocol): validating checks its parameters against its signature but never calls it
+    (a config must not run code); it is built when the detector is first used.
 
     Examples
     --------
@@ -80,15 +88,29 @@ class DetectorSpec(ConfigModel):
 
     @model_validator(mode="after")
     def _build(self) -> DetectorSpec:
-        self._built = self._construct()
+        if self._names_a_class():  # checked without calling anything; built on first use
+            self._construct(dry=True)
+            self._built = DEFERRED
+        else:
+            self._built = self._construct()
         return self
 
     @property
     def detector(self) -> Any:
         """The detector object (``None`` for type ``none``)."""
+        if self._built is DEFERRED:
+            try:
+                self._built = self._construct()
+            except PydanticCustomError as error:
+                raise ConfigurationError(f"detector {self.label}: {error.message()}") from None
         return self._built
 
-    def _construct(self) -> Any:
+    def _names_a_class(self) -> bool:
+        inner = [*(self.detectors or []), *([self.detector_] if self.detector_ else [])]
+        return ":" in self.type or any(spec._names_a_class() for spec in inner)
+
+    def _construct(self, dry: bool = False) -> Any:
+        """The detector; with `dry`, only the checks (nothing is called, None is returned)."""
         kind, params = self.type, self.params
         if kind not in WRAPPERS and self.detector_ is not None:
             message = f"{kind} takes no 'detector' (only {' and '.join(WRAPPERS)} do)"
@@ -105,15 +127,15 @@ class DetectorSpec(ConfigModel):
                 key = next(iter(params))
                 message = f"{kind} has no parameter {key!r}; it takes only 'detectors'"
                 raise custom_error(message, key=key)
-            members = [d.detector for d in self.detectors or []]
-            if not members or any(m is None for m in members):
+            members = self.detectors or []
+            if not members or any(m.type == NONE for m in members):
                 raise custom_error(f"{kind} needs 'detectors': a list of detectors (not 'none')")
-            return COMBINATIONS[kind](*members)
+            return None if dry else COMBINATIONS[kind](*(m.detector for m in members))
         if kind in WRAPPERS:
             factory, role = WRAPPERS[kind]
-            if self.detector_ is None or self.detector_.detector is None:
+            if self.detector_ is None or self.detector_.type == NONE:
                 raise custom_error(f"{kind} needs 'detector' ({role}; not 'none')")
-            given = {"detector": self.detector_.detector, **params}
+            given = {"detector": None if dry else self.detector_.detector, **params}
             check_parameters(kind, factory, given)  # a misspelt control first, by its key
             if kind == "AlertFatigue" and not _controls(params):
                 # AlertFatigue's own error would name all controls as one parameter.
@@ -121,17 +143,22 @@ class DetectorSpec(ConfigModel):
                     "AlertFatigue needs at least one control: first_of_run: true, "
                     "min_absolute_change, min_relative_change, n > 1 (with k), or cooldown > 0"
                 )
-            return build(kind, factory, given)
+            return None if dry else build(kind, factory, given)
         if ":" not in kind and kind not in BUILTINS:
             raise custom_error(choice_error("detector", kind, [*KNOWN, "package.module:Class"]))
         try:
-            factory = detector_factory(kind)
+            factory = detector_factory(kind)  # imports the module; calls nothing in it
         except DetectorLoadError as error:
             raise custom_error(str(error)) from None
-        detector = build(kind, factory, params)
-        if not callable(getattr(detector, "detect", None)):
-            raise custom_error(f"{kind!r} built a {type(detector).__name__}, which has no detect")
-        return detector
+        if ":" in kind and not _is_detector_class(factory):
+            raise custom_error(
+                f"{kind!r} is a {type(factory).__name__}, not a detector class: name a class with "
+                "a detect method (the Detector protocol); it was not called"
+            )
+        if dry:
+            check_parameters(kind, factory, params)
+            return None
+        return build(kind, factory, params)
 
     @property
     def label(self) -> str:
@@ -141,6 +168,11 @@ class DetectorSpec(ConfigModel):
         if self.type in WRAPPERS and self.detector_ is not None:
             return f"{self.type}({self.detector_.label})"
         return self.type.rsplit(":", 1)[-1]
+
+
+def _is_detector_class(target: Any) -> bool:
+    """A class whose instances have a ``detect`` method: the only thing a config may name."""
+    return inspect.isclass(target) and callable(getattr(target, "detect", None))
 
 
 def _controls(params: dict[str, Any]) -> list[str]:

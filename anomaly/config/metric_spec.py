@@ -112,6 +112,11 @@ def _imported(path: str) -> Any:
             target = getattr(target, part)
     except (ImportError, AttributeError) as error:
         raise custom_error(f"cannot load analyzer {path!r}: {error}") from None
+    if not (isinstance(target, type) and issubclass(target, Analyzer)):  # never call others
+        raise custom_error(
+            f"{path!r} is a {type(target).__name__}, not an analyzer class: name a subclass of "
+            "anomaly.analyzers.Analyzer; it was not called"
+        )
     return target
 
 
