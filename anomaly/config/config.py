@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.budget_config import AlertBudgetSpec
@@ -22,6 +29,8 @@ from anomaly.config.stream_config import StreamScanConfig, stream_problems
 from anomaly.errors import ConfigurationError
 from repository.backends import is_url
 
+ALERTS = "alerts"
+"""The section of alert sinks (their ``${VAR}`` references are resolved when one is sent)."""
 SCAN_TAG = "scan"
 """The tag every scan's runs carry (with ``dataset``, the source name, unless overridden)."""
 
@@ -154,6 +163,13 @@ class ServiceConfig(ConfigModel):
     alerts: dict[str, AlertSinkConfig] = {}
     defaults: Defaults = Defaults()
     scheduler: SchedulerSettings = SchedulerSettings()
+    _warnings: list[Problem] = PrivateAttr(default_factory=list)
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """What `load_config` found that does not stop the config from loading (an alert's
+        unset variable: read-only commands need none; sending that alert fails)."""
+        return self._warnings
 
     @field_validator("repository")
     @classmethod

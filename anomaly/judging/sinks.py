@@ -11,7 +11,7 @@ import urllib.request
 from collections.abc import Mapping
 
 from anomaly.config.alert_config import AlertSinkConfig
-from anomaly.errors import AnomalyError
+from anomaly.errors import AnomalyError, ConfigurationError
 from anomaly.judging.alerts import alert_text, json_payload, should_alert, slack_payload
 from anomaly.judging.report import ScanReport, ScanStatus
 
@@ -27,7 +27,12 @@ class AlertDeliveryError(AnomalyError):
 
 
 def send(name: str, sink: AlertSinkConfig, report: ScanReport) -> None:
-    """Deliver `report` to one sink (regardless of its severity filter)."""
+    """Deliver `report` to one sink (regardless of its severity filter); its ``${VAR}``
+    references are resolved now, so only sending needs them."""
+    try:
+        sink = sink.resolved()
+    except ConfigurationError as error:
+        raise AlertDeliveryError(f"alert {name!r}: {error}") from None
     if sink.type == "log":
         level = logging.ERROR if report.status >= ScanStatus.ERROR else logging.WARNING
         LOG.log(level, "%s", alert_text(report))

@@ -111,6 +111,8 @@ def validate_command(args: argparse.Namespace) -> int:
     if config.alerts:
         sinks = ", ".join(f"{n} ({s.type})" for n, s in config.alerts.items())
         print(f"  alerts      {sinks}")
+    for warning in config.warnings:  # e.g. an alert's unset variable: only sending needs it
+        print(f"warning: {warning.render()}", file=sys.stderr)
     return 0
 
 

@@ -75,7 +75,8 @@ def test_a_valid_config_loads_with_defaults_interpolation_and_relative_paths(
     assert config.sources["events"].path == str(tmp_path / "events.parquet")
     assert config.sources["orders"].partitioning == "hour"
     assert config.sources["recent"].partitioning is None
-    assert config.alerts["slack"].url == "https://hooks.example.com/T1"
+    assert config.alerts["slack"].url == "${HOOK_URL}"  # resolved when an alert is sent
+    assert config.alerts["slack"].resolved().url == "https://hooks.example.com/T1"
     assert config.spark.conf == {"spark.sql.shuffle.partitions": "4"}
     assert config.scans["events_daily"].tags == {"env": "prod", "version": "2"}
     plans = {p.analyzer.metric_id: p for p in config.plans("events_daily")}
@@ -314,10 +315,10 @@ def with_detector(flow: str) -> str:
          "alerts.pager.command: 'command' applies to type: command only"),
         (BASE + "spark: {remote: 'localhost:15002'}\n",
          "spark.remote: remote must be a Spark Connect URL sc://host:port"),
-        (BASE + "alerts:\n  slack: {type: webhook, url: '${NO_SUCH_VARIABLE}'}\n",
-         "line 9, alerts.slack.url: environment variable NO_SUCH_VARIABLE is not set (use "
+        (BASE + "repository: ${NO_SUCH_VARIABLE}/m.duckdb\n",
+         "line 8, repository: environment variable NO_SUCH_VARIABLE is not set (use "
          "${NO_SUCH_VARIABLE:-default} for a default)"),
-        ("scans: [\n", "anomaly.yml: line 2: invalid YAML: expected the node content"),
+        ("scans: [\n", "anomaly.yml: line 2: invalid YAML: did not find expected node content"),
         ("", "anomaly.yml: the file is empty: it needs sources and scans"),
         ("- a\n- b\n", "anomaly.yml: the file must be a mapping (key: value), got list"),
         ("sources: {}\n", "anomaly.yml: line 1: missing required key 'scans'"),
