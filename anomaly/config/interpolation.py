@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 from anomaly.errors import ConfigurationError
@@ -53,7 +54,7 @@ def interpolate(
     ...
     anomaly.config.interpolation.InterpolationError: environment variable MISSING is not set ...
     """
-    value, _ = _expand(text, 0, env, used, depth=0, evaluate=True)
+    value, _ = _Reader(text, env).expand(0, used, depth=0, evaluate=True)
     return value
 
 
@@ -64,74 +65,71 @@ def references(text: str) -> list[str]:
     ['HOST', 'FALLBACK_HOST', 'TOKEN']
     """
     used: dict[str, str] = {}
-    _expand(text, 0, {}, used, depth=0, evaluate=False)
+    _Reader(text, {}).expand(0, used, depth=0, evaluate=False)
     return list(used)
 
 
-def _expand(
-    text: str,
-    start: int,
-    env: Mapping[str, str],
-    used: MutableMapping[str, str] | None,
-    depth: int,
-    evaluate: bool,
-) -> tuple[str, int]:
-    """The expansion of `text` from `start` to its end, or (``depth > 0``, in a default) to
-    the ``}`` that closes the default; and where it stopped."""
-    parts: list[str] = []
-    i = start
-    while i < len(text):
-        if depth and text[i] == "}":
-            return "".join(parts), i
-        if text.startswith("$$", i):
-            parts.append("$")
-            i += 2
-        elif text.startswith("${", i):
-            value, i = _reference(text, i, env, used, depth, evaluate)
-            parts.append(value)
-        else:
-            parts.append(text[i])
-            i += 1
-    if depth:
-        raise InterpolationError(f"malformed reference {text[start:]!r}: no closing }}; {HOW}")
-    return "".join(parts), i
+@dataclass(frozen=True)
+class _Reader:
+    """One text's references, read against `env` (a default only when it is needed)."""
 
+    text: str
+    env: Mapping[str, str]
 
-def _reference(
-    text: str,
-    start: int,
-    env: Mapping[str, str],
-    used: MutableMapping[str, str] | None,
-    depth: int,
-    evaluate: bool,
-) -> tuple[str, int]:
-    """The value of the reference at ``text[start:]`` (``${...``) and the index after it."""
-    name = NAME.match(text, start + 2)
-    end = name.end() if name else start + 2
-    if name is None or not text.startswith(("}", ":-"), end):
-        close = text.find("}", start)
-        whole = text[start : close + 1 if close >= 0 else len(text)]
-        raise InterpolationError(f"malformed reference {whole!r}: {HOW}")
-    if depth >= MAX_NESTING:
-        raise InterpolationError(f"references nest more than {MAX_NESTING} deep in defaults")
-    value = env.get(name.group()) if evaluate else None
-    if used is not None and (value is not None or not evaluate):
-        used[name.group()] = value or ""
-    if text.startswith("}", end):
-        if evaluate and value is None:
-            raise InterpolationError(
-                f"environment variable {name.group()} is not set (use "
-                f"${{{name.group()}:-default}} for a default)",
-                variable=name.group(),
-            )
-        return value or "", end + 1
-    needed = evaluate and not value
-    # The whole default is checked first, so a malformed one fails before an unset variable.
-    _, close = _expand(text, end + 2, env, None if evaluate else used, depth + 1, False)
-    if not needed:
+    def expand(
+        self, start: int, used: MutableMapping[str, str] | None, depth: int, evaluate: bool
+    ) -> tuple[str, int]:
+        """The expansion from `start` to the end, or (``depth > 0``, in a default) to the
+        ``}`` that closes the default; and where it stopped. Without `evaluate`, only the
+        syntax is checked (and `used` gets every name, set or not)."""
+        text, parts, i = self.text, list[str](), start
+        while i < len(text):
+            if depth and text[i] == "}":
+                return "".join(parts), i
+            if text.startswith("$$", i):
+                parts.append("$")
+                i += 2
+            elif text.startswith("${", i):
+                value, i = self.reference(i, used, depth, evaluate)
+                parts.append(value)
+            else:
+                parts.append(text[i])
+                i += 1
+        if depth:
+            raise InterpolationError(f"malformed reference {text[start:]!r}: no closing }}; {HOW}")
+        return "".join(parts), i
+
+    def reference(
+        self, start: int, used: MutableMapping[str, str] | None, depth: int, evaluate: bool
+    ) -> tuple[str, int]:
+        """The value of the reference at `start` (``${...``) and the index after it."""
+        text = self.text
+        name = NAME.match(text, start + 2)
+        end = name.end() if name else start + 2
+        if name is None or not text.startswith(("}", ":-"), end):
+            close = text.find("}", start)
+            whole = text[start : close + 1 if close >= 0 else len(text)]
+            raise InterpolationError(f"malformed reference {whole!r}: {HOW}")
+        if depth >= MAX_NESTING:
+            raise InterpolationError(f"references nest more than {MAX_NESTING} deep in defaults")
+        variable = name.group()
+        value = self.env.get(variable) if evaluate else None
+        if used is not None and (value is not None or not evaluate):
+            used[variable] = value or ""
+        if text.startswith("}", end):
+            if evaluate and value is None:
+                raise InterpolationError(
+                    f"environment variable {variable} is not set (use ${{{variable}:-default}} "
+                    "for a default)",
+                    variable=variable,
+                )
+            return value or "", end + 1
+        # The whole default is checked first, so a malformed one fails before an unset variable.
+        _, close = self.expand(end + 2, None if evaluate else used, depth + 1, False)
+        if evaluate and not value:
+            default, _ = self.expand(end + 2, used, depth + 1, True)
+            return default, close + 1
         return value or "", close + 1
-    default, _ = _expand(text, end + 2, env, used, depth + 1, True)
-    return default, close + 1
 
 
 def unset(text: str, env: Mapping[str, str]) -> list[str]:

@@ -85,25 +85,22 @@ def _check_events(path: Path, text: str) -> None:
     """Depth and alias count from the parser's event stream, before any node is built."""
     depth = aliases = 0
     for event in yaml.parse(text, Loader=Loader):
-        line = event.start_mark.line + 1 if event.start_mark else None
+        found = ""
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
-                message = (
-                    f"nesting {depth} levels deep; a config may nest mappings and lists at most "
-                    f"{MAX_DEPTH} levels deep"
-                )
-                raise ConfigFileError(path, [Problem((), message, line)])
+                found = f"nesting {depth} levels deep; a config may nest mappings and lists at"
+                found += f" most {MAX_DEPTH} levels deep"
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
         elif isinstance(event, yaml.AliasEvent):
             aliases += 1
             if aliases > MAX_ALIASES:
-                message = (
-                    f"alias *{event.anchor} is alias number {aliases}; a config may use at most "
-                    f"{MAX_ALIASES} aliases"
-                )
-                raise ConfigFileError(path, [Problem((), message, line)])
+                found = f"alias *{event.anchor} is alias number {aliases}; a config may use at"
+                found += f" most {MAX_ALIASES} aliases"
+        if found:
+            line = event.start_mark.line + 1 if event.start_mark else None
+            raise ConfigFileError(path, [Problem((), found, line)])
 
 
 def _check_graph(path: Path, root: yaml.Node) -> None:

@@ -11,16 +11,9 @@ from hypothesis import strategies as st
 
 from anomaly.config.interpolation import InterpolationError, interpolate
 from anomaly.service import ConfigFileError, load_config
+from tests.anomaly.config.test_config import BASE
 from tests.anomaly.service.conftest import write_config
 
-BASE = """
-sources:
-  events: {path: e.parquet, time_column: day}
-scans:
-  daily:
-    source: events
-    metrics: [Size]
-"""
 SECRET = "pa55-Word_s3cret"
 
 
