@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import typing
 from typing import Any, Literal
@@ -120,13 +121,25 @@ def _imported(path: str) -> Any:
     return target
 
 
+@functools.cache
+def _hints(factory: type) -> dict[str, Any]:
+    return typing.get_type_hints(factory)
+
+
+@functools.cache
+def _adapter(hint: Any) -> TypeAdapter[Any]:
+    """A validator per field type, made once (a large config has thousands of metrics; making
+    them each time took most of its validation)."""
+    return TypeAdapter(hint)
+
+
 def _check_types(name: str, factory: type, params: dict[str, Any]) -> None:
-    hints = typing.get_type_hints(factory)
+    hints = _hints(factory)
     for key, value in params.items():
         if key not in hints:
             continue  # unknown keys are reported by build() with the allowed list
         try:
-            params[key] = TypeAdapter(hints[key]).validate_python(value)
+            params[key] = _adapter(hints[key]).validate_python(value)  # a hint is hashable
         except ValidationError:
             hint = hints[key]
             expected = hint.__name__ if isinstance(hint, type) else str(hint)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -19,6 +20,15 @@ def accepted(factory: Callable[..., Any]) -> tuple[list[str], list[str]] | None:
     >>> accepted(RobustMAD)[0]
     ['lower_deviation_factor', 'upper_deviation_factor', 'window', 'min_history']
     """
+    try:
+        return _accepted(factory)
+    except TypeError:  # an unhashable callable
+        return _accepted.__wrapped__(factory)
+
+
+@functools.lru_cache(maxsize=1024)
+def _accepted(factory: Callable[..., Any]) -> tuple[list[str], list[str]] | None:
+    """`accepted`, computed once per factory (signatures are slow to read)."""
     try:
         parameters = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):

@@ -2,7 +2,7 @@
 
 A config is small and hand-written, so the reader refuses what only a mistake or an attack
 produces, before it costs time or memory: a file larger than `MAX_BYTES`, nesting deeper than
-`MAX_DEPTH`, more than `MAX_ALIASES` aliases or aliases that expand the document beyond
+`MAX_DEPTH`, more than `MAX_ALIASES` aliases or aliases that expand the document by more than
 `MAX_VALUES` values (a "billion laughs" bomb), an alias to a node containing itself, and a key
 given twice in one mapping (YAML would silently keep the last one).
 """
@@ -23,7 +23,8 @@ MAX_DEPTH = 50
 MAX_ALIASES = 100
 """The most YAML aliases (``*name``) in a file."""
 MAX_VALUES = 100_000
-"""The most values (keys, scalars, lists, mappings) once aliases are expanded."""
+"""The most values (keys, scalars, lists, mappings) that aliases may add by repeating nodes."""
+CAP = 10 * MAX_BYTES  # more values than any file within MAX_BYTES holds, plus MAX_VALUES
 
 Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed: fast
 MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -104,7 +105,7 @@ def _check_events(path: Path, text: str) -> None:
 
 
 def _check_graph(path: Path, root: yaml.Node) -> None:
-    """Refuse an alias cycle, aliases that nest too deep or expand beyond `MAX_VALUES`, and
+    """Refuse an alias cycle, aliases that nest too deep or add more than `MAX_VALUES` values, and
     duplicate keys. Each node is walked once (an alias is a node reached again, answered from
     `seen`), so a bomb costs no time here."""
     seen: dict[int, tuple[int, int]] = {}  # id -> (values, levels) once expanded
@@ -129,7 +130,7 @@ def _check_graph(path: Path, root: yaml.Node) -> None:
                 values += walk(child, place, depth + 1, open_, line)
                 levels = max(levels, seen[id(child)][1] + 1)
             open_.discard(id(node))
-            seen[id(node)] = (min(values, MAX_VALUES + 1), levels)  # capped: numbers stay small
+            seen[id(node)] = (min(values, CAP), levels)  # capped: a bomb's numbers stay small
         values, levels = seen[id(node)]
         if depth + levels > MAX_DEPTH:
             message = (
@@ -139,10 +140,11 @@ def _check_graph(path: Path, root: yaml.Node) -> None:
             raise ConfigFileError(path, [Problem(location[:3], message, line)])  # short path
         return values
 
-    if walk(root, (), 0, set(), 1) > MAX_VALUES:
+    added = walk(root, (), 0, set(), 1) - len(seen)  # values that aliases repeat
+    if added > MAX_VALUES:
         message = (
-            f"aliases expand the file to more than {MAX_VALUES:,} values; a config may hold at "
-            f"most {MAX_VALUES:,} (and at most {MAX_ALIASES} aliases)"
+            f"aliases expand the file by more than {MAX_VALUES:,} values; they may add at most "
+            f"{MAX_VALUES:,} (and a config may use at most {MAX_ALIASES} aliases)"
         )
         raise ConfigFileError(path, [Problem((), message, root.start_mark.line + 1)])
     if problems:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from anomaly.config.yaml_file import MAX_ALIASES, MAX_BYTES, MAX_DEPTH, MAX_VALUES
+from anomaly.config.yaml_file import MAX_ALIASES, MAX_BYTES, MAX_DEPTH, MAX_VALUES, read_yaml
 from anomaly.service import ConfigFileError, load_config
 from tests.anomaly.service.conftest import write_config
 
@@ -41,8 +41,9 @@ def refused(tmp_path: Path, text: str) -> tuple[str, float]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (BASE + LAUGHS, f"line 1: aliases expand the file to more than {MAX_VALUES:,} values; "
-         f"a config may hold at most {MAX_VALUES:,} (and at most {MAX_ALIASES} aliases)"),
+        (BASE + LAUGHS, f"line 1: aliases expand the file by more than {MAX_VALUES:,} values; "
+         f"they may add at most {MAX_VALUES:,} (and a config may use at most {MAX_ALIASES} "
+         "aliases)"),
         (BASE + MANY_ALIASES, f"line 6: alias *x is alias number {MAX_ALIASES + 1}; a config "
          f"may use at most {MAX_ALIASES} aliases"),
         (BASE + DEEP, f"line 5: nesting {MAX_DEPTH + 1} levels deep; a config may nest mappings "
@@ -75,6 +76,13 @@ def test_a_large_plain_config_within_the_limits_loads(tmp_path: Path) -> None:
     text = BASE + scans
     assert len(text) < MAX_BYTES
     assert len(load_config(write_config(tmp_path, text), env={}).scans) == 2_001
+
+
+def test_many_values_without_aliases_are_not_an_alias_expansion(tmp_path: Path) -> None:
+    text = "x: [" + ", ".join(["1"] * (MAX_VALUES + 20_000)) + "]\n"
+    data, lines = read_yaml(write_config(tmp_path, text))
+    assert len(data["x"]) == MAX_VALUES + 20_000
+    assert lines[("x", MAX_VALUES)] == 1
 
 
 def test_aliases_and_merges_within_the_budget_still_work(tmp_path: Path) -> None:
