@@ -36,8 +36,6 @@ FATIGUE_CONTROLS: dict[str, Any] = {
 NONE = "none"
 """The detector type that turns detection off for a metric (it is only recorded)."""
 KNOWN = [*sorted(BUILTINS), *COMBINATIONS, *WRAPPERS, NONE]
-DEFERRED: Any = object()
-"""`DetectorSpec`'s detector before first use, when the spec names a user's class."""
 
 
 class DetectorSpec(ConfigModel):
@@ -68,6 +66,7 @@ class DetectorSpec(ConfigModel):
     detectors: list[DetectorSpec] | None = None
     detector_: DetectorSpec | None = Field(default=None, alias="detector")
     _built: Any = PrivateAttr(None)
+    _is_built: bool = PrivateAttr(False)  # a flag, not a sentinel: copies and pickles keep it
 
     @model_validator(mode="before")
     @classmethod
@@ -90,17 +89,16 @@ class DetectorSpec(ConfigModel):
     def _build(self) -> DetectorSpec:
         if self._names_a_class():  # checked without calling anything; built on first use
             self._construct(dry=True)
-            self._built = DEFERRED
         else:
-            self._built = self._construct()
+            self._built, self._is_built = self._construct(), True
         return self
 
     @property
     def detector(self) -> Any:
         """The detector object (``None`` for type ``none``)."""
-        if self._built is DEFERRED:
+        if not self._is_built:
             try:
-                self._built = self._construct()
+                self._built, self._is_built = self._construct(), True
             except PydanticCustomError as error:
                 raise ConfigurationError(f"detector {self.label}: {error.message()}") from None
         return self._built

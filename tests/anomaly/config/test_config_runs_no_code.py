@@ -4,6 +4,8 @@ now only classes of the right protocol are resolved, and none is called while va
 
 from __future__ import annotations
 
+import copy
+import pickle
 import shlex
 from pathlib import Path
 
@@ -84,6 +86,9 @@ def test_a_user_detector_class_is_checked_at_validation_and_built_only_when_used
     plan = load_config(path, env={}).plans("daily")[0]  # a scan resolves its plans
     assert plan.detector.detector.window == 3
     assert marker.exists()
+
+    copied = pickle.loads(pickle.dumps(copy.deepcopy(load_config(path, env={}))))
+    assert copied.plans("daily")[0].detector.detector.window == 3  # built, once copied
 
     misspelt = config(tmp_path, f"{{analyzer: Size, detector: {detector}, windw: 3}}}}")
     with pytest.raises(
