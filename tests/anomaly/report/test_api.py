@@ -102,6 +102,11 @@ def test_anomalies_outcomes_annotations_and_datasets(server: UIServer) -> None:
         ("/api/anomalies?since=2026-03-01&until=2026-02-01", "since (2026-03-01T00:00:00+00:00)"),
         ("/api/anomalies?limit=0", "limit must be an integer from 1 to 10000, got '0'"),
         ("/api/anomalies?limit=ten", "limit must be an integer from 1 to 10000, got 'ten'"),
+        ("/api/anomalies?limit=%C2%B2", "limit must be an integer from 1 to 10000, got '²'"),
+        ("/api/series?metric=Size(*)&limit=%D9%A3", "limit must be an integer from 1 to 10000"),
+        ("/api/series?metric=Size%00(*)", "parameter 'metric' holds a NUL character"),
+        ("/api/outcomes?check=a&check=b%00", "parameter 'check' holds a NUL character"),
+        ("/api/anomalies?x%00=1", "parameter 'x' holds a NUL character"),
         ("/api/anomalies?status=anomaly,", "status must not be empty"),
         ("/api/outcomes?dataset=", "dataset must not be empty"),
         ("/api/annotations?kind=bug", "kind must be one of incident, expected, excluded; got"),
@@ -254,5 +259,91 @@ def test_an_ipv6_loopback_bind_answers_its_host_name() -> None:
     try:
         assert ui.url.startswith("http://[::1]:")
         assert json.loads(urllib.request.urlopen(ui.url + "api/health").read()) == {"status": "ok"}
+    finally:
+        ui.stop()
+
+
+def test_the_cookie_holds_a_session_derived_from_the_token(report_repository: Path) -> None:
+    from anomaly.report.server import COOKIE
+
+    ui = UIServer(MetricsRepository(report_repository), "127.0.0.1", 0, token=TOKEN).start()
+    other = UIServer(MetricsRepository(report_repository), "127.0.0.1", 0, token=TOKEN).start()
+    try:
+        status, headers, _ = request(ui, f"/?token={TOKEN}")
+        assert status == 303 and TOKEN not in headers["set-cookie"]
+        assert "max-age=" in headers["set-cookie"].lower()
+        cookie = headers["set-cookie"].split(";")[0]
+        expiry, _, mac = cookie.partition("=")[2].partition(".")
+        for given, expected in (
+            (cookie, 200),
+            (f"{COOKIE}={TOKEN}", 401),  # the raw token is no session
+            (f"{COOKIE}={int(expiry) + 86_400}.{mac}", 401),  # nor is a later expiry
+        ):
+            assert request(ui, "/api/anomalies", headers={"Cookie": given})[0] == expected, given
+        assert request(other, "/api/anomalies", headers={"Cookie": cookie})[0] == 401
+    finally:
+        ui.stop()
+        other.stop()
+
+
+def test_wrong_tokens_earn_the_client_a_growing_lockout(report_repository: Path) -> None:
+    import time
+
+    from anomaly.report.access import FREE_FAILURES
+
+    ui = UIServer(MetricsRepository(report_repository), "127.0.0.1", 0, token=TOKEN).start()
+    right = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        wrong = [request(ui, "/api/anomalies", headers={"Authorization": "Bearer guess"})[0]]
+        wrong += [request(ui, "/?token=guess")[0] for _ in range(FREE_FAILURES)]
+        assert wrong == [401] * (FREE_FAILURES + 1)
+        status, headers, body = request(ui, "/api/anomalies", headers=right)
+        assert status == 429 and headers["retry-after"] == "1"  # even the right token waits
+        assert "too many wrong tokens" in json.loads(body)["error"]
+        assert request(ui, "/api/health")[0] == 200
+        time.sleep(1.2)
+        assert request(ui, "/api/anomalies", headers=right)[0] == 200
+        assert request(ui, "/?token=guess")[0] == 401  # a right token cleared the count
+    finally:
+        ui.stop()
+
+
+def test_health_is_503_while_a_scan_cannot_save(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from repository import MetricRecord, ResultKey
+
+    repo = MetricsRepository(tmp_path / "m.duckdb")
+    record = [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)]
+    repo.save(ResultKey(0, {"dataset": "d"}), record)
+    ui = UIServer(repo, "127.0.0.1", 0, health_deadline=1.0).start()
+    held, release = threading.Event(), threading.Event()
+
+    def endless_read() -> None:  # what a deadlocked read was: one that never ends
+        with repo.sql():
+            held.set()
+            release.wait(60)
+
+    reader = threading.Thread(target=endless_read)
+    scan = threading.Thread(target=repo.save, args=(ResultKey(1, {"dataset": "d"}), record))
+    try:
+        assert request(ui, "/api/health")[0] == 200
+        reader.start()
+        held.wait(10)
+        scan.start()  # its save waits for the read, and every read after it for the save
+        deadline = time.monotonic() + 15
+        status, _, body = request(ui, "/api/health")
+        while status == 200 and time.monotonic() < deadline:
+            status, _, body = request(ui, "/api/health")
+        assert status == 503 and json.loads(body)["status"] == "unavailable"
+        assert "scans cannot save their results" in json.loads(body)["problems"][0]
+    finally:
+        release.set()
+        reader.join(30)
+        scan.join(30)
+    try:
+        assert not scan.is_alive() and len(repo.history("Size(*)")) == 2
+        assert request(ui, "/api/health")[0] == 200
     finally:
         ui.stop()
