@@ -14,12 +14,30 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from repository import MetricsRepository
 
 HealthCheck = Callable[[], str | None]
 """A liveness check: None when fine, else the problem in words."""
 DEFAULT_DEADLINE = 5.0
+
+
+def scheduler_running(scheduler: Any) -> HealthCheck:
+    """A check that `scheduler` (APScheduler's, or anything with ``running``) runs.
+
+    >>> class Stopped:
+    ...     running = False
+    >>> scheduler_running(Stopped())()
+    'the scheduler is not running: no scheduled scan will start'
+    """
+
+    def check() -> str | None:
+        if getattr(scheduler, "running", False):
+            return None
+        return "the scheduler is not running: no scheduled scan will start"
+
+    return check
 
 
 class HealthProbe:

@@ -8,6 +8,7 @@ import http.client
 import json
 import logging
 import os
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -310,7 +311,6 @@ def test_wrong_tokens_earn_the_client_a_growing_lockout(report_repository: Path)
 
 def test_health_is_503_while_a_scan_cannot_save(tmp_path: Path) -> None:
     import threading
-    import time
 
     from repository import MetricRecord, ResultKey
 
@@ -346,4 +346,64 @@ def test_health_is_503_while_a_scan_cannot_save(tmp_path: Path) -> None:
         assert not scan.is_alive() and len(repo.history("Size(*)")) == 2
         assert request(ui, "/api/health")[0] == 200
     finally:
+        ui.stop()
+
+
+def test_health_is_503_while_the_scheduler_does_not_run() -> None:
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from anomaly.report.health import scheduler_running
+
+    scheduler = BackgroundScheduler(timezone="UTC")
+    checks = [scheduler_running(scheduler)]
+    ui = UIServer(MetricsRepository(":memory:"), "127.0.0.1", 0, health_checks=checks).start()
+    try:
+        status, _, body = request(ui, "/api/health")
+        assert status == 503 and "scheduler is not running" in json.loads(body)["problems"][0]
+        scheduler.start()
+        assert request(ui, "/api/health")[0] == 200
+        scheduler.shutdown()
+        assert request(ui, "/api/health")[0] == 503
+    finally:
+        ui.stop()
+
+
+def test_requests_over_the_in_flight_cap_get_503_not_a_queue(tmp_path: Path) -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from anomaly.report.server import MAX_IN_FLIGHT
+    from repository import MetricRecord, ResultKey
+
+    repo = MetricsRepository(tmp_path / "m.duckdb")
+    record = [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)]
+    repo.save(ResultKey(0, {"dataset": "d"}), record)
+    ui = UIServer(repo, "127.0.0.1", 0).start()
+    held, release = threading.Event(), threading.Event()
+
+    def endless_read() -> None:
+        with repo.sql():
+            held.set()
+            release.wait(60)
+
+    reader = threading.Thread(target=endless_read)
+    writer = threading.Thread(target=repo.save, args=(ResultKey(1, {"dataset": "d"}), record))
+    reader.start()
+    held.wait(10)
+    writer.start()  # from now on every read waits for this write, which waits for the reader
+    try:
+        with ThreadPoolExecutor(MAX_IN_FLIGHT + 8) as pool:
+            answers = [pool.submit(request, ui, "/api/anomalies") for _ in range(MAX_IN_FLIGHT + 8)]
+            refused: list[tuple[int, dict[str, str], bytes]] = []
+            deadline = time.monotonic() + 30
+            while len(refused) < 8 and time.monotonic() < deadline:
+                refused = [a.result() for a in answers if a.done()]
+                time.sleep(0.05)
+            assert [r[0] for r in refused] == [503] * 8 and refused[0][1]["retry-after"] == "1"
+            release.set()
+            assert [a.result(timeout=60)[0] for a in answers].count(200) == MAX_IN_FLIGHT
+    finally:
+        release.set()
+        reader.join(30)
+        writer.join(30)
         ui.stop()
