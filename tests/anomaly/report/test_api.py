@@ -4,10 +4,12 @@ that serving never changes the repository file."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import logging
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -18,7 +20,7 @@ from typing import Any
 import pytest
 
 from anomaly.report.serving import UIServer, parse_address
-from repository import MetricsRepository
+from repository import MetricRecord, MetricsRepository, ResultKey
 from tests.anomaly.report.conftest import XSS_DATASET, XSS_GROUP
 
 TOKEN = "s3cret-token-for-tests"
@@ -309,40 +311,49 @@ def test_wrong_tokens_earn_the_client_a_growing_lockout(report_repository: Path)
         ui.stop()
 
 
-def test_health_is_503_while_a_scan_cannot_save(tmp_path: Path) -> None:
-    import threading
-
-    from repository import MetricRecord, ResultKey
-
-    repo = MetricsRepository(tmp_path / "m.duckdb")
+@contextlib.contextmanager
+def a_stuck_save(repo: MetricsRepository) -> Iterator[threading.Thread]:
+    """A read that does not end (what a deadlocked read was) and a scan's save waiting for it,
+    so every read after it waits too; both end on exit. Yields the save's thread."""
     record = [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)]
-    repo.save(ResultKey(0, {"dataset": "d"}), record)
-    ui = UIServer(repo, "127.0.0.1", 0, health_deadline=1.0).start()
     held, release = threading.Event(), threading.Event()
 
-    def endless_read() -> None:  # what a deadlocked read was: one that never ends
+    def endless_read() -> None:
         with repo.sql():
             held.set()
             release.wait(60)
 
     reader = threading.Thread(target=endless_read)
     scan = threading.Thread(target=repo.save, args=(ResultKey(1, {"dataset": "d"}), record))
+    reader.start()
+    held.wait(10)
+    scan.start()
     try:
-        assert request(ui, "/api/health")[0] == 200
-        reader.start()
-        held.wait(10)
-        scan.start()  # its save waits for the read, and every read after it for the save
-        deadline = time.monotonic() + 15
-        status, _, body = request(ui, "/api/health")
-        while status == 200 and time.monotonic() < deadline:
-            status, _, body = request(ui, "/api/health")
-        assert status == 503 and json.loads(body)["status"] == "unavailable"
-        assert "scans cannot save their results" in json.loads(body)["problems"][0]
+        yield scan
     finally:
         release.set()
         reader.join(30)
         scan.join(30)
+
+
+def one_run(path: Path) -> MetricsRepository:
+    repo = MetricsRepository(path)
+    repo.save(ResultKey(0, {"dataset": "d"}), [MetricRecord("Dataset", "*", "Size", "Size(*)", 1)])
+    return repo
+
+
+def test_health_is_503_while_a_scan_cannot_save(tmp_path: Path) -> None:
+    repo = one_run(tmp_path / "m.duckdb")
+    ui = UIServer(repo, "127.0.0.1", 0, health_deadline=1.0).start()
     try:
+        assert request(ui, "/api/health")[0] == 200
+        with a_stuck_save(repo) as scan:
+            deadline = time.monotonic() + 15
+            status, _, body = request(ui, "/api/health")
+            while status == 200 and time.monotonic() < deadline:
+                status, _, body = request(ui, "/api/health")
+            assert status == 503 and json.loads(body)["status"] == "unavailable"
+            assert "scans cannot save their results" in json.loads(body)["problems"][0]
         assert not scan.is_alive() and len(repo.history("Size(*)")) == 2
         assert request(ui, "/api/health")[0] == 200
     finally:
@@ -369,41 +380,26 @@ def test_health_is_503_while_the_scheduler_does_not_run() -> None:
 
 
 def test_requests_over_the_in_flight_cap_get_503_not_a_queue(tmp_path: Path) -> None:
-    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     from anomaly.report.server import MAX_IN_FLIGHT
-    from repository import MetricRecord, ResultKey
 
-    repo = MetricsRepository(tmp_path / "m.duckdb")
-    record = [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)]
-    repo.save(ResultKey(0, {"dataset": "d"}), record)
+    repo = one_run(tmp_path / "m.duckdb")
     ui = UIServer(repo, "127.0.0.1", 0).start()
-    held, release = threading.Event(), threading.Event()
-
-    def endless_read() -> None:
-        with repo.sql():
-            held.set()
-            release.wait(60)
-
-    reader = threading.Thread(target=endless_read)
-    writer = threading.Thread(target=repo.save, args=(ResultKey(1, {"dataset": "d"}), record))
-    reader.start()
-    held.wait(10)
-    writer.start()  # from now on every read waits for this write, which waits for the reader
     try:
         with ThreadPoolExecutor(MAX_IN_FLIGHT + 8) as pool:
-            answers = [pool.submit(request, ui, "/api/anomalies") for _ in range(MAX_IN_FLIGHT + 8)]
-            refused: list[tuple[int, dict[str, str], bytes]] = []
-            deadline = time.monotonic() + 30
-            while len(refused) < 8 and time.monotonic() < deadline:
-                refused = [a.result() for a in answers if a.done()]
-                time.sleep(0.05)
-            assert [r[0] for r in refused] == [503] * 8 and refused[0][1]["retry-after"] == "1"
-            release.set()
-            assert [a.result(timeout=60)[0] for a in answers].count(200) == MAX_IN_FLIGHT
+            with a_stuck_save(repo):
+                answers = [
+                    pool.submit(request, ui, "/api/anomalies") for _ in range(MAX_IN_FLIGHT + 8)
+                ]
+                refused: list[tuple[int, dict[str, str], bytes]] = []
+                deadline = time.monotonic() + 30
+                while len(refused) < 8 and time.monotonic() < deadline:
+                    refused = [a.result() for a in answers if a.done()]
+                    time.sleep(0.05)
+                assert [r[0] for r in refused] == [503] * 8
+                assert refused[0][1]["retry-after"] == "1"
+            statuses = [a.result(timeout=60)[0] for a in answers]  # the save ended
+        assert statuses.count(200) == MAX_IN_FLIGHT and len(statuses) == MAX_IN_FLIGHT + 8
     finally:
-        release.set()
-        reader.join(30)
-        writer.join(30)
         ui.stop()
