@@ -4,13 +4,17 @@ At every point where a UI read (the snapshot, each API endpoint) opens the repos
 thread starts a write and the reading thread lets it begin first (the backend's acquire is
 wrapped to inject the write there; the backend itself runs unchanged). A read nested inside
 another read would then deadlock: the writer waits for the outer read to end, the inner read for
-the writer (``serve --ui`` hung so, issue 31, finding 1). 1,000 such interleavings must finish.
+the writer (``serve --ui`` hung so, issue 31, finding 1). Whether a write catches that moment
+depends on timing, so each opening is also checked not to happen inside a read of the same thread
+(the cause itself, found on the first such opening). 1,000 interleavings must finish, with no
+nested read.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ import pytest
 from anomaly.report import api
 from anomaly.report.server import SnapshotCache
 from repository import MetricRecord, MetricsRepository, ResultKey
+from repository.backends.duckdb import backend as duckdb_backend
 from repository.backends.duckdb.backend import DuckDBBackend
 
 pytestmark = pytest.mark.faults
@@ -111,12 +116,18 @@ def test_ui_reads_and_scan_writes_in_1000_interleavings_never_deadlock(
     acquire = DuckDBBackend._acquire
 
     def injected(backend: DuckDBBackend, *, write: bool, operation: bool) -> Any:
-        injector.before_acquire()
+        running = getattr(duckdb_backend._running_here, "counts", {})
+        if threading.get_ident() in injector.traced and any(running.values()):
+            caller = traceback.extract_stack(limit=12)
+            nested.add(" <- ".join(f"{f.name}" for f in reversed(caller[:-1])))
+        else:  # (a write injected under a nested read would hang this test, not fail it)
+            injector.before_acquire()
         return acquire(backend, write=write, operation=operation)
 
     monkeypatch.setattr(DuckDBBackend, "_acquire", injected)
     reads = _reads(ui)
     finished: list[int] = []
+    nested: set[str] = set()
 
     def read_until_done(first: int) -> None:
         injector.traced.add(threading.get_ident())
@@ -126,7 +137,7 @@ def test_ui_reads_and_scan_writes_in_1000_interleavings_never_deadlock(
             done += 1
         finished.append(done - first)
 
-    readers = [threading.Thread(target=read_until_done, args=(i,), daemon=True) for i in (0, 2)]
+    readers = [threading.Thread(target=read_until_done, args=(i,), daemon=True) for i in range(4)]
     for reader in readers:
         reader.start()
     seen, last_change = -1, time.monotonic()
@@ -138,6 +149,7 @@ def test_ui_reads_and_scan_writes_in_1000_interleavings_never_deadlock(
             f"deadlock: UI reads and scan writes stopped after {seen} interleavings "
             f"({injector.written} writes)"
         )
+    assert not nested, f"a read opened inside another read: {sorted(nested)}"
     assert len(finished) == len(readers) and injector.interleavings >= INTERLEAVINGS
     assert injector.idle(STALL), "the last write never finished"
     assert len(ui.history("Size(*)")) == 5 + injector.written  # every write landed
