@@ -5,7 +5,10 @@ DuckDB the shared-read lock and a read-only attachment, on PostgreSQL a read-onl
 with the store's SQL for what differs (``repo.dialect``): the same rows on both. Rows are flat
 objects with an ISO ``time``, which charting tools take as they are (Grafana's Infinity data
 source: URL, JSON, no root selector). A bad parameter is an `ApiError` (HTTP 400) whose message
-names it, its value and what is allowed.
+names it, its value and what is allowed (a value that is not plain digits where a number is
+wanted, or that holds a NUL character, which PostgreSQL cannot store, too). ``/api/series``
+answers at most ``limit`` points, downsampled in SQL (``downsampling``) when there are more,
+with the counts in the ``X-Total-Points`` and ``X-Returned-Points`` headers.
 """
 
 from __future__ import annotations
@@ -17,14 +20,25 @@ from typing import Any
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
 from anomaly.judging.report import PROBLEMS
+from anomaly.report.downsampling import downsample
 from anomaly.report.encoding import number, plain
 from anomaly.report.snapshot import annotation_row
 from repository import ANNOTATION_KINDS, MetricsRepository
 from repository.backends.dialects import Dialect
-from repository.results import fetch_arrow
+from repository.results import Cursor, fetch_arrow, first_row
 
 MAX_LIMIT = 10_000
 DEFAULT_LIMIT = 500
+SERIES_LIMIT = 5_000
+"""The points ``/api/series`` answers by default (``limit`` takes up to `MAX_LIMIT`)."""
+
+
+class Rows(list[dict[str, Any]]):
+    """An endpoint's rows, with response headers that describe them (counts)."""
+
+    def __init__(self, rows: list[dict[str, Any]], headers: Mapping[str, str] | None = None):
+        super().__init__(rows)
+        self.headers = dict(headers or {})
 
 
 class ApiError(ValueError):
@@ -48,6 +62,12 @@ class Params:
     """
 
     def __init__(self, values: Mapping[str, Sequence[str]], allowed: set[str]) -> None:
+        for name, given in values.items():
+            if "\x00" in name or any("\x00" in value for value in given):
+                raise ApiError(
+                    f"parameter {name.replace(chr(0), '')!r} holds a NUL character (\\x00): "
+                    "values must be text without it"
+                )
         unknown = sorted(set(values) - allowed)
         if unknown:
             raise ApiError(
@@ -99,12 +119,13 @@ class Params:
             found[column] = value
         return found
 
-    def limit(self) -> int:
-        """``limit``: 1 to ``MAX_LIMIT`` rows (default ``DEFAULT_LIMIT``)."""
+    def limit(self, default: int = DEFAULT_LIMIT) -> int:
+        """``limit``: 1 to ``MAX_LIMIT`` rows (default `default`), in ASCII digits (``²`` or
+        ``٣`` are digits to Python, not numbers to ``int``)."""
         text = self.one("limit")
         if text is None:
-            return DEFAULT_LIMIT
-        if not text.isdigit() or not 1 <= int(text) <= MAX_LIMIT:
+            return default
+        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LIMIT:
             raise ApiError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {text!r}")
         return int(text)
 
@@ -154,12 +175,16 @@ class _Where:
         return " AND ".join(self.clauses)
 
 
-SERIES_PARAMS = {"metric", "dataset", "scan", "group", "since", "until"}
+SERIES_PARAMS = {"metric", "dataset", "scan", "group", "since", "until", "limit"}
+_SERIES_COLUMNS = [
+    "time", "dataset", "scan", "metric", '"group"', "value", "lower", "upper", "status", "detector"
+]  # fmt: skip
 
 
-def series_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]:
+def series_rows(repo: MetricsRepository, params: Params) -> Rows:
     """Points of one metric (every matching dataset, scan and group), oldest first, with the
-    band and status of the (worst) verdict on each point."""
+    band and status of the (worst) verdict on each point: at most ``limit`` points
+    (`SERIES_LIMIT` by default), downsampled when there are more (``downsampling``)."""
     d = repo.dialect
     where = _Where(d)
     where.add("h.metric_id = ?", params.one("metric", required=True))
@@ -181,13 +206,24 @@ def series_rows(repo: MetricsRepository, params: Params) -> list[dict[str, Any]]
             WHERE worst = 1)
         SELECT h.timestamp AS time, h.dataset, {d.map_value("h.tags", _SCAN)} AS scan,
                h.metric_id AS metric, h.group_values AS "group", h.value, v.lower, v.upper,
-               v.status, v.detector
+               v.status, v.detector, h.group_key, h.run_id, h.name
         FROM metric_history h LEFT JOIN judged v ON v.run_id = h.run_id
              AND v.metric_id = h.metric_id AND v.group_key = h.group_key
              AND v.timestamp = h.timestamp
-        WHERE {where.sql}
-        ORDER BY h.dataset, scan, h.group_key, h.timestamp, h.run_id, h.name"""
-    return _rows(repo, sql, where.params)
+        WHERE {where.sql}"""
+    limit = params.limit(SERIES_LIMIT)
+    columns = ", ".join(_SERIES_COLUMNS)
+    with repo.sql() as cur:
+        found = first_row(cur, f"SELECT count(*) FROM ({sql}) p", where.params)
+        total = int(found[0]) if found else 0
+        if total <= limit:
+            ordered = f"""SELECT {columns} FROM ({sql}) p
+                          ORDER BY dataset, scan, group_key, time, run_id, name"""
+            rows = _fetch(cur, ordered, where.params)
+        else:
+            rows = _fetch(cur, downsample(sql, _SERIES_COLUMNS), [*where.params, limit, limit])
+    headers = {"X-Total-Points": str(total), "X-Returned-Points": str(len(rows))}
+    return Rows(rows, headers)
 
 
 ANOMALY_PARAMS = {"metric", "dataset", "scan", "status", "since", "until", "limit"}
@@ -259,7 +295,11 @@ def annotation_rows(repo: MetricsRepository, params: Params) -> list[dict[str, A
 def _rows(repo: MetricsRepository, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     """The query's rows with ISO times, groups as objects and numbers rounded."""
     with repo.sql() as cur:
-        rows = fetch_arrow(cur, sql, params).to_pylist()
+        return _fetch(cur, sql, params)
+
+
+def _fetch(cur: Cursor, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    rows = fetch_arrow(cur, sql, params).to_pylist()
     return [
         {
             key: _iso(value)

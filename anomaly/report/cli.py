@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from anomaly.cli_options import add_run_filters
@@ -69,8 +70,9 @@ def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def start_ui(args: argparse.Namespace, repository: str) -> Any:
-    """The started `UIServer` when ``--ui`` was given, else None."""
+def start_ui(args: argparse.Namespace, repository: str, checks: Sequence[Any] = ()) -> Any:
+    """The started `UIServer` when ``--ui`` was given, else None (``checks``: more liveness
+    checks for ``/api/health``, e.g. ``health.scheduler_running``)."""
     if not getattr(args, "ui", None):
         return None
     from anomaly.report.opening import open_for_reading as open_path
@@ -78,7 +80,7 @@ def start_ui(args: argparse.Namespace, repository: str) -> Any:
 
     host, port = parse_address(args.ui)
     token = token_from_environment(args.ui_token_env)
-    return UIServer(open_path(repository), host, port, token=token).start()
+    return UIServer(open_path(repository), host, port, token=token, health_checks=checks).start()
 
 
 def _repository_of(args: argparse.Namespace) -> Any:

@@ -61,11 +61,14 @@ def read_contents(
 ) -> RepositoryContents:
     """Points, verdicts, newest outcomes, scan log, runs and annotations, read in one go so the
     parts agree: a DuckDB file stays attached (a concurrent writer waits); on PostgreSQL the
-    queries share one snapshot (the annotations, read by the repository, one of their own)."""
+    queries share one snapshot. The annotations are read first, by the repository, in a read of
+    their own: never inside the other one. (A read nested in a read deadlocks with a writer of
+    the same process: the writer waits for the outer read to end, the inner read for the
+    writer; ``serve --ui`` hung so within a second.)"""
     wanted = dict(tags or {})
     d = repo.dialect
+    annotations = repo.annotations(tags=wanted or None)
     with repo.sql() as cur:
-        annotations = repo.annotations(tags=wanted or None)
         flags = "h.incident, h.expected, h.excluded" if annotations else _NO_FLAGS
         source = "annotated_history" if annotations else "metric_history"
         where, params = _tag_filter(d, "h.tags", wanted)

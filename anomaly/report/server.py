@@ -4,22 +4,25 @@
   through ``MetricsRepository.sql()`` (shared lock and read-only attachment of a DuckDB file, a
   read-only transaction on PostgreSQL); nothing writes.
 * The page is the report (``page.render_page``) built from a snapshot that is cached while the
-  repository file is unchanged (on PostgreSQL, rebuilt per request), with the scripts served
-  from ``/assets/``.
+  repository file is unchanged (on PostgreSQL, for a few seconds) and shared by concurrent
+  requests (``caching``), with the scripts served from ``/assets/``.
 * Optional bearer token: ``Authorization: Bearer TOKEN``, or once ``/?token=TOKEN`` in a
-  browser, which sets an HttpOnly cookie and redirects to ``/`` (so the token leaves the
-  address bar). The token is compared in constant time and never logged (uvicorn's access log is
-  off; requests are logged without their query).
+  browser, which sets an HttpOnly cookie holding a session value derived from it (never the
+  token) and redirects to ``/`` (so the token leaves the address bar). The token is compared in
+  constant time and never logged (uvicorn's access log is off; requests are logged without their
+  query); wrong tokens earn the client a growing lockout (429, ``access``).
 * A loopback bind accepts only loopback ``Host`` headers (no DNS rebinding).
+* ``/api/health`` is 200 only while the repository can be read within a deadline and the
+  given checks (the scheduler's) pass, else 503 with the problems (``health``).
+* At most ``MAX_IN_FLIGHT`` requests read the repository at once; more get 503 with
+  ``Retry-After`` rather than queueing without bound.
 """
 
 from __future__ import annotations
 
-import hmac
 import logging
 import os
-import threading
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -31,17 +34,22 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from anomaly.report import api
+from anomaly.report.access import FailureBackoff, TokenGate
 from anomaly.report.assets import asset_bytes, asset_names
+from anomaly.report.caching import SnapshotCache
 from anomaly.report.encoding import script_json
+from anomaly.report.health import DEFAULT_DEADLINE, HealthCheck, HealthProbe
 from anomaly.report.page import render_page
-from anomaly.report.snapshot import collect_snapshot
 from repository import MetricsRepository, RepositoryError
-from repository.backends import is_url
+
+__all__ = ["SnapshotCache", "create_app"]  # SnapshotCache moved to caching; still importable
 
 LOG = logging.getLogger("anomaly.report")
 COOKIE = "anomaly_ui_token"
 READ_METHODS = ("GET", "HEAD")
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+MAX_IN_FLIGHT = 32
+"""Requests reading the repository at once; more are refused with 503 and ``Retry-After``."""
 _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 _HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -51,48 +59,6 @@ _HEADERS = {
 }
 
 
-class SnapshotCache:
-    """The report snapshot of a repository, rebuilt only when its file changed.
-
-    Examples
-    --------
-    >>> repo = MetricsRepository(":memory:")
-    >>> cache = SnapshotCache(repo)
-    >>> cache.get()["series"]
-    []
-    """
-
-    def __init__(
-        self,
-        repo: MetricsRepository,
-        tags: Mapping[str, str] | None = None,
-        title: str | None = None,
-    ) -> None:
-        self.repo, self.tags, self.title = repo, dict(tags or {}), title
-        self._lock = threading.Lock()
-        self._key: tuple[int, ...] | None = None
-        self._snapshot: dict[str, Any] = {}
-
-    def get(self) -> dict[str, Any]:
-        """The snapshot, rebuilt if the file's size, modification time or inode changed (an
-        in-memory or PostgreSQL repository has no file: rebuilt every time)."""
-        with self._lock:
-            key = self._file_key()
-            if key is None or key != self._key:
-                self._snapshot = collect_snapshot(self.repo, tags=self.tags, title=self.title)
-                self._key = key
-            return self._snapshot
-
-    def _file_key(self) -> tuple[int, ...] | None:
-        if self.repo.path == ":memory:" or is_url(self.repo.path):
-            return None
-        try:
-            info = os.stat(self.repo.path)
-        except OSError:
-            return None
-        return (info.st_ino, info.st_size, info.st_mtime_ns)
-
-
 def create_app(
     repo: MetricsRepository,
     *,
@@ -100,13 +66,18 @@ def create_app(
     tags: Mapping[str, str] | None = None,
     title: str | None = None,
     allowed_hosts: list[str] | None = None,
+    health_checks: Sequence[HealthCheck] = (),
+    health_deadline: float = DEFAULT_DEADLINE,
 ) -> Starlette:
     """The UI's ASGI application over `repo` (runs whose tags include `tags`).
 
     ``allowed_hosts`` limits the ``Host`` header (``None``: any; `UIServer` passes the
-    loopback names when it binds to loopback).
+    loopback names when it binds to loopback). ``/api/health`` fails when a read of the
+    repository takes longer than ``health_deadline`` seconds or a check of ``health_checks``
+    reports a problem. ``app.state.snapshots`` is the `SnapshotCache`.
     """
     cache = SnapshotCache(repo, tags, title)
+    probe = HealthProbe(repo, health_deadline, health_checks)
 
     def endpoint(
         build: Callable[[MetricsRepository, api.Params], list[dict[str, Any]]], allowed: set[str]
@@ -119,7 +90,9 @@ def create_app(
                 return _error(400, str(error))
             except RepositoryError as error:
                 return _error(503, f"the repository cannot be read now: {error}")
-            return _json(rows)
+            response = _json(rows)
+            response.headers.update(getattr(rows, "headers", {}))
+            return response
 
         return handle
 
@@ -157,6 +130,9 @@ def create_app(
         )
 
     async def health(request: Request) -> Response:
+        problems = await probe.problems_async()
+        if problems:
+            return JSONResponse({"status": "unavailable", "problems": problems}, 503)
         return _json({"status": "ok"})
 
     async def index(request: Request) -> Response:
@@ -189,15 +165,23 @@ def create_app(
     middleware = [Middleware(ReadOnlyGuard, token=token)]
     if allowed_hosts is not None:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware)
+    app.state.snapshots = cache
+    return app
 
 
 class ReadOnlyGuard:
-    """ASGI middleware: 405 for every method but GET/HEAD, the bearer token, safe headers."""
+    """ASGI middleware: 405 for every method but GET/HEAD, the bearer token (with a backoff on
+    wrong ones), a cap on requests in flight, safe headers."""
 
-    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, token: str | None = None, max_in_flight: int = MAX_IN_FLIGHT
+    ) -> None:
         self.app = app
-        self.token = token
+        self.gate = None if token is None else TokenGate(token)
+        self.backoff = FailureBackoff()
+        self.max_in_flight = max_in_flight
+        self._in_flight = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -209,8 +193,11 @@ class ReadOnlyGuard:
         if request.method not in READ_METHODS:
             response = _error(405, f"this UI is read-only: {request.method} is not allowed")
             response.headers["Allow"] = ", ".join(READ_METHODS)
-        elif self.token is not None and request.url.path != "/api/health":
+        elif self.gate is not None and request.url.path != "/api/health":
             response = self._login(request)
+        if response is None and self._in_flight >= self.max_in_flight and _reads(request):
+            response = _error(503, "the UI is busy: too many requests at once, retry shortly")
+            response.headers["Retry-After"] = "1"
         if response is not None:
             await response(scope, receive, send)
             return
@@ -226,31 +213,64 @@ class ReadOnlyGuard:
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        counted = _reads(request)
+        self._in_flight += counted
+        try:
+            await self.app(scope, receive, with_headers)
+        finally:
+            self._in_flight -= counted
 
     def _login(self, request: Request) -> Response | None:
-        """None when the request carries the token; else the redirect or the 401."""
-        assert self.token is not None
+        """None when the request carries the token or a session; else the redirect, 401 or
+        429 (a client locked out for wrong tokens)."""
+        assert self.gate is not None
+        client = request.client.host if request.client else ""
+        wait = self.backoff.wait(client)
+        if wait > 0:
+            response = _error(429, f"too many wrong tokens: retry in {wait:.0f} s")
+            response.headers["Retry-After"] = str(max(1, round(wait)))
+            return response
         given = request.query_params.get("token") if request.url.path == "/" else None
-        if given is not None:
-            if not _same(given, self.token):
-                return _error(401, "wrong token")
-            redirect = RedirectResponse("/", status_code=303)
-            redirect.set_cookie(COOKIE, self.token, httponly=True, samesite="strict")
-            return redirect
         header = request.headers.get("authorization", "")
         scheme, _, value = header.partition(" ")
-        if scheme.lower() == "bearer" and _same(value.strip(), self.token):
+        bearer = value.strip() if scheme.lower() == "bearer" else None
+        cookie = request.cookies.get(COOKIE)
+        if given is not None and self.gate.right(given):
+            self.backoff.succeed(client)
+            redirect = RedirectResponse("/", status_code=303)
+            redirect.set_cookie(
+                COOKIE,
+                self.gate.new_session(),
+                max_age=self.gate.session_seconds,
+                httponly=True,
+                samesite="strict",
+            )
+            return redirect
+        if given is None and bearer is not None and self.gate.right(bearer):
+            self.backoff.succeed(client)
             return None
-        if _same(request.cookies.get(COOKIE, ""), self.token):
+        if given is None and cookie is not None and self.gate.valid_session(cookie):
             return None
-        response = _error(401, "this UI needs a token: 'Authorization: Bearer TOKEN' or /?token=")
+        if given is not None or bearer is not None:
+            # Session cookies are not counted: guessing an HMAC is hopeless, and a browser's
+            # cookie from before a restart must not lock its user out.
+            lockout = self.backoff.fail(client)
+            if lockout > 0:
+                LOG.warning("UI: a wrong token from %s: locked out for %g s", client, lockout)
+            return _error(401, "wrong token")
+        response = _error(
+            401,
+            "this UI needs a token (or a session that has not expired): "
+            "'Authorization: Bearer TOKEN' or /?token=",
+        )
         response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
 
-def _same(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode(), expected.encode())
+def _reads(request: Request) -> bool:
+    """Whether a request reads the repository (assets and the health check do not)."""
+    path = request.url.path
+    return path == "/" or (path.startswith("/api/") and path != "/api/health")
 
 
 def _multi(request: Request) -> dict[str, list[str]]:

@@ -1,7 +1,9 @@
 """Running the UI: uvicorn in a background thread beside the scheduler (``anomaly serve --ui``).
 
 The socket is bound here, in the caller's thread, so a taken port or a bad address fails at
-start with a clear error, and port 0 gives a free port (the tests use it).
+start with a clear error, and port 0 gives a free port (the tests use it). The connections are
+capped and timed out (``connections.ConnectionLimits``, fitted to the process's limit of open
+files) so clients can never take the descriptors the scans need.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from anomaly.errors import ConfigurationError
+from anomaly.report.connections import ConnectionGuard, ConnectionLimits
+from anomaly.report.health import DEFAULT_DEADLINE, HealthCheck
 from anomaly.report.server import LOOPBACK_HOSTS, create_app
 from repository import MetricsRepository
 
@@ -77,11 +81,25 @@ class UIServer:
         token: str | None = None,
         tags: Mapping[str, str] | None = None,
         title: str | None = None,
+        limits: ConnectionLimits | None = None,
+        health_checks: Sequence[HealthCheck] = (),
+        health_deadline: float = DEFAULT_DEADLINE,
     ) -> None:
         import uvicorn
 
         hosts = [*LOOPBACK_HOSTS, f"{host}"] if is_loopback(host) else None
-        app = create_app(repo, token=token, tags=tags, title=title, allowed_hosts=hosts)
+        app = create_app(
+            repo,
+            token=token,
+            tags=tags,
+            title=title,
+            allowed_hosts=hosts,
+            health_checks=health_checks,
+            health_deadline=health_deadline,
+        )
+        self.app = app
+        self.connections = ConnectionGuard((limits or ConnectionLimits()).within(_open_files()))
+        """The connections' limits and counts (`ConnectionGuard`)."""
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self._socket = socket.socket(family, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -91,8 +109,16 @@ class UIServer:
             self._socket.close()
             raise ConfigurationError(f"--ui cannot listen on {host}:{port}: {error}") from error
         self.host, self.port = host, self._socket.getsockname()[1]
+        limits = self.connections.limits
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, lifespan="off", server_header=False
+            app,
+            http=self.connections.protocol_class(),
+            backlog=limits.backlog,
+            timeout_keep_alive=int(max(1, limits.keep_alive)),
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            server_header=False,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="anomaly-ui", daemon=True)
@@ -130,6 +156,17 @@ class UIServer:
 
     def _run(self) -> None:
         asyncio.run(self._server.serve(sockets=[self._socket]))
+
+
+def _open_files() -> int:
+    """The process's limit of open files (a large number where it cannot be read)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return 1 << 20
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
 
 
 def token_from_environment(variable: str = TOKEN_VARIABLE) -> str | None:

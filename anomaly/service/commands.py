@@ -77,10 +77,12 @@ def backfill_command(args: argparse.Namespace) -> int:
 def serve_command(args: argparse.Namespace) -> int:
     """Run the scheduled scans until SIGTERM/SIGINT (with ``--ui``, the web UI beside them)."""
     from anomaly.report.cli import start_ui
+    from anomaly.report.health import scheduler_running
 
     runner = runner_for(args)
     service = ScanService(runner, args.scan)
-    ui = start_ui(args, runner.config.repository)  # None without --ui
+    # None without --ui; /api/health also fails while the scheduler does not run
+    ui = start_ui(args, runner.config.repository, [scheduler_running(service.scheduler)])
     LOG.info("serving %d scheduled scan(s): %s", len(service.names), ", ".join(service.names))
     if service.streams.names:
         LOG.info(

@@ -4,10 +4,13 @@ that serving never changes the repository file."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import logging
 import os
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,7 +20,7 @@ from typing import Any
 import pytest
 
 from anomaly.report.serving import UIServer, parse_address
-from repository import MetricsRepository
+from repository import MetricRecord, MetricsRepository, ResultKey
 from tests.anomaly.report.conftest import XSS_DATASET, XSS_GROUP
 
 TOKEN = "s3cret-token-for-tests"
@@ -102,6 +105,11 @@ def test_anomalies_outcomes_annotations_and_datasets(server: UIServer) -> None:
         ("/api/anomalies?since=2026-03-01&until=2026-02-01", "since (2026-03-01T00:00:00+00:00)"),
         ("/api/anomalies?limit=0", "limit must be an integer from 1 to 10000, got '0'"),
         ("/api/anomalies?limit=ten", "limit must be an integer from 1 to 10000, got 'ten'"),
+        ("/api/anomalies?limit=%C2%B2", "limit must be an integer from 1 to 10000, got '²'"),
+        ("/api/series?metric=Size(*)&limit=%D9%A3", "limit must be an integer from 1 to 10000"),
+        ("/api/series?metric=Size%00(*)", "parameter 'metric' holds a NUL character"),
+        ("/api/outcomes?check=a&check=b%00", "parameter 'check' holds a NUL character"),
+        ("/api/anomalies?x%00=1", "parameter 'x' holds a NUL character"),
         ("/api/anomalies?status=anomaly,", "status must not be empty"),
         ("/api/outcomes?dataset=", "dataset must not be empty"),
         ("/api/annotations?kind=bug", "kind must be one of incident, expected, excluded; got"),
@@ -254,5 +262,144 @@ def test_an_ipv6_loopback_bind_answers_its_host_name() -> None:
     try:
         assert ui.url.startswith("http://[::1]:")
         assert json.loads(urllib.request.urlopen(ui.url + "api/health").read()) == {"status": "ok"}
+    finally:
+        ui.stop()
+
+
+def test_the_cookie_holds_a_session_derived_from_the_token(report_repository: Path) -> None:
+    from anomaly.report.server import COOKIE
+
+    ui = UIServer(MetricsRepository(report_repository), "127.0.0.1", 0, token=TOKEN).start()
+    other = UIServer(MetricsRepository(report_repository), "127.0.0.1", 0, token=TOKEN).start()
+    try:
+        status, headers, _ = request(ui, f"/?token={TOKEN}")
+        assert status == 303 and TOKEN not in headers["set-cookie"]
+        assert "max-age=" in headers["set-cookie"].lower()
+        cookie = headers["set-cookie"].split(";")[0]
+        expiry, _, mac = cookie.partition("=")[2].partition(".")
+        for given, expected in (
+            (cookie, 200),
+            (f"{COOKIE}={TOKEN}", 401),  # the raw token is no session
+            (f"{COOKIE}={int(expiry) + 86_400}.{mac}", 401),  # nor is a later expiry
+        ):
+            assert request(ui, "/api/anomalies", headers={"Cookie": given})[0] == expected, given
+        assert request(other, "/api/anomalies", headers={"Cookie": cookie})[0] == 401
+    finally:
+        ui.stop()
+        other.stop()
+
+
+def test_wrong_tokens_earn_the_client_a_growing_lockout(report_repository: Path) -> None:
+    import time
+
+    from anomaly.report.access import FREE_FAILURES
+
+    ui = UIServer(MetricsRepository(report_repository), "127.0.0.1", 0, token=TOKEN).start()
+    right = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        wrong = [request(ui, "/api/anomalies", headers={"Authorization": "Bearer guess"})[0]]
+        wrong += [request(ui, "/?token=guess")[0] for _ in range(FREE_FAILURES)]
+        assert wrong == [401] * (FREE_FAILURES + 1)
+        status, headers, body = request(ui, "/api/anomalies", headers=right)
+        assert status == 429 and headers["retry-after"] == "1"  # even the right token waits
+        assert "too many wrong tokens" in json.loads(body)["error"]
+        assert request(ui, "/api/health")[0] == 200
+        time.sleep(1.2)
+        assert request(ui, "/api/anomalies", headers=right)[0] == 200
+        assert request(ui, "/?token=guess")[0] == 401  # a right token cleared the count
+    finally:
+        ui.stop()
+
+
+@contextlib.contextmanager
+def a_stuck_save(repo: MetricsRepository) -> Iterator[threading.Thread]:
+    """A read that does not end (what a deadlocked read was) and a scan's save waiting for it,
+    so every read after it waits too; both end on exit. Yields the save's thread."""
+    record = [MetricRecord("Dataset", "*", "Size", "Size(*)", 1.0)]
+    held, release = threading.Event(), threading.Event()
+
+    def endless_read() -> None:
+        with repo.sql():
+            held.set()
+            release.wait(60)
+
+    reader = threading.Thread(target=endless_read)
+    scan = threading.Thread(target=repo.save, args=(ResultKey(1, {"dataset": "d"}), record))
+    reader.start()
+    held.wait(10)
+    scan.start()
+    try:
+        yield scan
+    finally:
+        release.set()
+        reader.join(30)
+        scan.join(30)
+
+
+def one_run(path: Path) -> MetricsRepository:
+    repo = MetricsRepository(path)
+    repo.save(ResultKey(0, {"dataset": "d"}), [MetricRecord("Dataset", "*", "Size", "Size(*)", 1)])
+    return repo
+
+
+def test_health_is_503_while_a_scan_cannot_save(tmp_path: Path) -> None:
+    repo = one_run(tmp_path / "m.duckdb")
+    ui = UIServer(repo, "127.0.0.1", 0, health_deadline=1.0).start()
+    try:
+        assert request(ui, "/api/health")[0] == 200
+        with a_stuck_save(repo) as scan:
+            deadline = time.monotonic() + 15
+            status, _, body = request(ui, "/api/health")
+            while status == 200 and time.monotonic() < deadline:
+                status, _, body = request(ui, "/api/health")
+            assert status == 503 and json.loads(body)["status"] == "unavailable"
+            assert "scans cannot save their results" in json.loads(body)["problems"][0]
+        assert not scan.is_alive() and len(repo.history("Size(*)")) == 2
+        assert request(ui, "/api/health")[0] == 200
+    finally:
+        ui.stop()
+
+
+def test_health_is_503_while_the_scheduler_does_not_run() -> None:
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    from anomaly.report.health import scheduler_running
+
+    scheduler = BackgroundScheduler(timezone="UTC")
+    checks = [scheduler_running(scheduler)]
+    ui = UIServer(MetricsRepository(":memory:"), "127.0.0.1", 0, health_checks=checks).start()
+    try:
+        status, _, body = request(ui, "/api/health")
+        assert status == 503 and "scheduler is not running" in json.loads(body)["problems"][0]
+        scheduler.start()
+        assert request(ui, "/api/health")[0] == 200
+        scheduler.shutdown()
+        assert request(ui, "/api/health")[0] == 503
+    finally:
+        ui.stop()
+
+
+def test_requests_over_the_in_flight_cap_get_503_not_a_queue(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from anomaly.report.server import MAX_IN_FLIGHT
+
+    repo = one_run(tmp_path / "m.duckdb")
+    ui = UIServer(repo, "127.0.0.1", 0).start()
+    try:
+        with ThreadPoolExecutor(MAX_IN_FLIGHT + 8) as pool:
+            with a_stuck_save(repo):
+                answers = [
+                    pool.submit(request, ui, "/api/anomalies") for _ in range(MAX_IN_FLIGHT + 8)
+                ]
+                refused: list[tuple[int, dict[str, str], bytes]] = []
+                deadline = time.monotonic() + 30
+                while len(refused) < 8 and time.monotonic() < deadline:
+                    refused = [a.result() for a in answers if a.done()]
+                    time.sleep(0.05)
+                assert [r[0] for r in refused] == [503] * 8
+                assert refused[0][1]["retry-after"] == "1"
+            statuses = [a.result(timeout=60)[0] for a in answers]  # the save ended
+        assert statuses.count(200) == MAX_IN_FLIGHT and len(statuses) == MAX_IN_FLIGHT + 8
     finally:
         ui.stop()

@@ -6,7 +6,9 @@ repository nor shows a password."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from anomaly.report.serving import UIServer
 from repository import MetricsRepository
 from repository.backends.postgres.cluster import TemporaryCluster
 from tests.anomaly.report.conftest import XSS_DATASET, fill_repository
-from tests.anomaly.report.test_api import get_json
+from tests.anomaly.report.test_api import get_json, request
 from tests.anomaly.report.test_cli import embedded
 from tests.conftest import postgres_location
 
@@ -106,6 +108,8 @@ def test_read_contents_is_the_same_on_both_backends(
         "/api/series?metric=Size(*)&group=country=DE&dataset=orders&since=2026-01-15"
         "&until=2026-02-01",
         "/api/series?metric=Mean(price)&scan=orders_daily",
+        "/api/series?metric=Size(*)&limit=20",  # downsampled: the same points on both
+        "/api/series?metric=Size(*)&limit=70",
         "/api/anomalies",
         "/api/anomalies?status=all&limit=50",
         "/api/anomalies?status=anomaly,normal&metric=Size(*)&dataset=orders&until=2026-02-05",
@@ -120,6 +124,32 @@ def test_the_api_answers_the_same_on_both_backends(
 ) -> None:
     duck, pg = (get_json(server, path) for server in servers)
     assert pg == duck and duck
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/series?metric=Size%00(*)", "/api/anomalies?dataset=a%00", "/api/outcomes?check=%00"],
+)
+def test_a_nul_character_is_a_400_on_both_backends(
+    servers: tuple[UIServer, UIServer], path: str
+) -> None:
+    for server in servers:  # PostgreSQL cannot store NUL: it was a misleading 503 there
+        status, _, body = request(server, path)
+        assert status == 400 and "holds a NUL character" in json.loads(body)["error"]
+
+
+@pytest.mark.faults
+def test_concurrent_page_loads_share_one_snapshot_on_postgresql(
+    repos: tuple[MetricsRepository, MetricsRepository],
+) -> None:
+    ui = UIServer(repos[1], "127.0.0.1", 0).start()
+    try:
+        with ThreadPoolExecutor(24) as pool:  # within MAX_IN_FLIGHT
+            statuses = list(pool.map(lambda _: request(ui, "/api/snapshot")[0], range(24)))
+        assert statuses == [200] * 24
+        assert ui.app.state.snapshots.builds <= 2  # was one build per request, in turn
+    finally:
+        ui.stop()
 
 
 def without_clocks(snapshot: dict[str, Any]) -> dict[str, Any]:
