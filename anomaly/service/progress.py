@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import IO, TYPE_CHECKING
 
+from anomaly.safe_text import terminal_safe
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -45,10 +47,10 @@ class Progress:
         return cls(emit)
 
     def step(self, message: str) -> None:
-        """One progress line."""
+        """One progress line (made safe for a terminal: it may name data)."""
         if self.emit is not None:
             stamp = f"{datetime.now():%H:%M:%S} " if self.clock else ""
-            self.emit(f"{stamp}{message}")
+            self.emit(f"{stamp}{terminal_safe(message)}")
 
     @contextmanager
     def spark_work(self, spark: SparkSession, what: str, every: float = 10.0) -> Iterator[None]:

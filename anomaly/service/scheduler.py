@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from anomaly.errors import ConfigurationError
 from anomaly.judging.report import ScanStatus
+from anomaly.safe_text import terminal_safe
+from repository import RepositoryError
 
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
@@ -104,11 +106,15 @@ class ScanService:
             LOG.exception("scan %s crashed", name)
             return ScanStatus.FAILED
         level = {ScanStatus.OK: logging.INFO, ScanStatus.WARNING: logging.WARNING}
-        LOG.log(level.get(report.status, logging.ERROR), "%s", report.headline())
+        LOG.log(level.get(report.status, logging.ERROR), "%s", terminal_safe(report.headline()))
         return report.status
 
     def start(self) -> None:
         """Start the schedules (in background threads) and log when each scan runs next."""
+        try:
+            self.runner.abandon_dead_runs()
+        except RepositoryError as problem:  # each scan's run tries again, and reports it
+            LOG.error("cannot mark runs left running by a killed process: %s", problem)
         self.scheduler.start()
         self.streams.start()
         for job in self.scheduler.get_jobs():
