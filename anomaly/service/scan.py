@@ -90,14 +90,14 @@ class ScanRunner(ScanSession):
         return report
 
     def alert(self, report: ScanReport, sinks: Mapping[str, AlertSinkConfig]) -> None:
-        """Send `report` to `sinks`; keep what fails in the repository's outbox, and offer
-        the alerts kept by earlier runs to their sinks again."""
+        """Offer the alerts kept by earlier runs to their sinks again (oldest first), then
+        send `report` to `sinks`, keeping what fails in the repository's outbox."""
         outbox = self.repository.deliveries
-        dispatch(report, sinks, outbox)
         try:
             redeliver(sinks, outbox)
         except RepositoryError as problem:  # they stay kept; the next run tries again
             LOG.error("%s: cannot read the alerts kept for delivery: %s", report.scan, problem)
+        dispatch(report, sinks, outbox)
 
     def run_time(self, name: str, moment: datetime, period: datetime | None) -> datetime:
         """The run's key time: the partition start for timed sources, else `moment`."""
