@@ -109,6 +109,7 @@ def backfill(
         runner.abandon(log_id, f"{name} backfill", stop)
         raise
     except Exception as error:  # reported, like a failing scan
+        runner.raise_if_stopped(log_id, f"{name} backfill")
         LOG.debug("backfill of %s failed", name, exc_info=True)
         report = BackfillReport(name, error=describe(error))
     report.seconds = time.monotonic() - started

@@ -81,6 +81,7 @@ class ScanRunner(ScanSession):
             self.abandon(log_id, name, stop)
             raise
         except Exception as error:  # a failing scan is a report, never a crash of the caller
+            self.raise_if_stopped(log_id, name)
             LOG.debug("scan %s failed", name, exc_info=True)
             report = ScanReport(name, when, settings.partition, error=describe(error))
         report.seconds = time.monotonic() - started
@@ -149,7 +150,10 @@ class ScanRunner(ScanSession):
         """All metrics of the plans in one ``AnalysisRunner`` call (the minimal passes)."""
         runner = AnalysisRunner(self.spark).on_data(df).add_analyzers(p.analyzer for p in plans)
         with self.progress.spark_work(self.spark, name):
-            return runner.group_by(*group_by).run()
+            context = runner.group_by(*group_by).run()
+        if self.stopped_by is not None:  # cancelled jobs show as failed metrics: not stored
+            raise StopRequested(self.stopped_by)
+        return context
 
 
 def run_time(settings: ScanSettings, moment: datetime, period: datetime | None) -> datetime:

@@ -55,6 +55,8 @@ class ScanSession:
         self.repository = repository or MetricsRepository(config.repository)
         self.progress = progress or Progress.silent()
         self._dead_abandoned = False
+        self.stopped_by: str | None = None
+        """The signal that asked the running scans to be abandoned (`stop_runs`)."""
 
     @property
     def spark(self) -> SparkSession:
@@ -114,6 +116,22 @@ class ScanSession:
                         found)  # fmt: skip
         return found
 
+    def stop_runs(self, signal_name: str) -> None:
+        """Abandon the runs in progress (their Spark jobs are cancelled; each is recorded
+        ``abandoned`` by `abandon` as it ends): a service's answer to a second stop signal."""
+        self.stopped_by = signal_name
+        if self._spark is not None:
+            with contextlib.suppress(Exception):  # Spark Connect, or a JVM already gone
+                self._spark.sparkContext.cancelAllJobs()
+
+    def raise_if_stopped(self, log_id: int | None, name: str) -> None:
+        """After a run's failure: when `stop_runs` cancelled its jobs, that is the failure, so
+        the run is abandoned (`abandon`) and `StopRequested` raised instead."""
+        if self.stopped_by is not None:
+            abandoned = StopRequested(self.stopped_by)
+            self.abandon(log_id, name, abandoned)
+            raise abandoned
+
     def abandon(self, log_id: int | None, name: str, stop: BaseException) -> None:
         """End a run stopped by a signal: its Spark jobs cancelled, its row ``abandoned``."""
         if self._spark is not None:
@@ -135,11 +153,11 @@ def describe(error: BaseException) -> str:
 
 
 class StopRequested(BaseException):
-    """SIGTERM arrived during a run (raised by `stop_signals`; like ``KeyboardInterrupt``, not
-    an ``Exception``, so no ``except Exception`` takes it for a failure)."""
+    """A stop signal ended a run (raised by `stop_signals`, or by a run a service abandoned;
+    like ``KeyboardInterrupt``, not an ``Exception``, so nothing takes it for a failure)."""
 
-    def __init__(self, signum: int) -> None:
-        self.name = signal.Signals(signum).name
+    def __init__(self, signum: int | str) -> None:
+        self.name = signum if isinstance(signum, str) else signal.Signals(signum).name
         super().__init__(f"stopped by {self.name}")
 
 

@@ -112,11 +112,17 @@ class Hook:
 
 
 def stop_when(
-    argv: list[str], cwd: Path, marker: str, *, after: float = 0.0, group: bool = False
+    argv: list[str],
+    cwd: Path,
+    marker: str,
+    *,
+    after: float = 0.0,
+    group: bool = False,
+    signals: int = 1,
 ) -> tuple[int, str]:
     """Run ``anomaly ARGV`` in `cwd` until it prints `marker`, then send it SIGTERM `after`
-    seconds later (to its whole process group with `group`, as systemd and Docker do); returns
-    its exit code and output."""
+    seconds later (to its whole process group with `group`, as systemd and Docker do), `signals`
+    times a second apart; returns its exit code and output."""
     root = Path(__file__).resolve().parents[3]
     process = subprocess.Popen(
         [sys.executable, "-m", "anomaly", *argv], stdout=subprocess.PIPE,
@@ -132,11 +138,12 @@ def stop_when(
         while not any(marker in line for line in seen):
             assert time.monotonic() < deadline, "".join(seen)
             seen.append(lines.get(timeout=240))
-        time.sleep(after)
-        if group:
-            os.killpg(process.pid, signal.SIGTERM)
-        else:
-            process.send_signal(signal.SIGTERM)
+        for pause in [after] + [1.0] * (signals - 1):
+            time.sleep(pause)
+            if group:
+                os.killpg(process.pid, signal.SIGTERM)
+            else:
+                process.send_signal(signal.SIGTERM)
         code = process.wait(timeout=180)
     finally:
         if process.poll() is None and group:

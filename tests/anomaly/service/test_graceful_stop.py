@@ -33,10 +33,12 @@ alerts:
 """
 
 
-def _run_and_stop(tmp_path: Path, command: str, hook: Hook) -> tuple[int, str]:
+def _run_and_stop(tmp_path: Path, command: str, hook: Hook, signals: int = 1) -> tuple[int, str]:
     config = write_config(tmp_path, SLOW.format(url=hook.url))
     # 3 s into the Spark job, SIGTERM to the whole group: Python, spark-submit and the JVM.
-    return stop_when([command, str(config)], tmp_path, "slow: computing", after=3, group=True)
+    return stop_when(
+        [command, str(config)], tmp_path, "slow: computing", after=3, group=True, signals=signals
+    )
 
 
 def test_sigterm_to_the_group_lets_serve_finish_the_running_scan(
@@ -50,6 +52,20 @@ def test_sigterm_to_the_group_lets_serve_finish_the_running_scan(
     runs = MetricsRepository(tmp_path / "metrics.duckdb").scan_log.runs()
     assert runs["status"].tolist() == ["ok"], output  # one run (a scan never overlaps itself)
     assert hook.bodies == []  # nothing failed, nothing alerted
+
+
+def test_a_second_sigterm_abandons_the_running_scan_of_serve(tmp_path: Path, hook: Hook) -> None:
+    code, output = _run_and_stop(tmp_path, "serve", hook, signals=2)
+    assert code == 0, output
+    assert "SIGTERM received again: abandoning the running scans" in output, output
+    assert "failed metric" not in output and "Traceback" not in output, output
+    runs = MetricsRepository(tmp_path / "metrics.duckdb").scan_log.runs()
+    assert runs[["status", "error"]].to_dict("records") == [
+        {"status": "abandoned", "error": "abandoned: stopped by SIGTERM before it ended"}
+    ], output
+    with MetricsRepository(tmp_path / "metrics.duckdb") as repo:
+        assert repo.load().to_pandas().empty  # nothing of the cancelled run is stored
+    assert hook.bodies == []
 
 
 def test_sigterm_to_the_group_abandons_a_one_shot_scan(tmp_path: Path, hook: Hook) -> None:
