@@ -23,8 +23,9 @@ class Progress:
     >>> lines = []
     >>> progress = Progress(lines.append, clock=False)
     >>> progress.step("daily: reading parquet events.parquet")
+    >>> progress.step("FR\\n12:00:00 forged")  # text from data stays on its line
     >>> lines
-    ['daily: reading parquet events.parquet']
+    ['daily: reading parquet events.parquet', 'FR\\\\n12:00:00 forged']
     >>> Progress.silent().step("nothing is printed")
     """
 
