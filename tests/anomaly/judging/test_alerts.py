@@ -36,6 +36,7 @@ def sections(payload: dict[str, object]) -> list[str]:
     return [b["text"]["text"] for b in blocks if b["type"] == "section"]
 
 
+@pytest.mark.faults
 @pytest.mark.parametrize("width", [10, 400, 5_000, 50_000])
 @pytest.mark.parametrize("rows", [1, 20, 300])
 def test_slack_sections_and_blocks_stay_within_slacks_limits(width: int, rows: int) -> None:
@@ -52,6 +53,7 @@ def test_slack_sections_and_blocks_stay_within_slacks_limits(width: int, rows: i
         assert all(x.endswith("…") for x in lines[1 : 1 + shown])
 
 
+@pytest.mark.faults
 def test_data_cannot_ping_a_channel_or_break_out_of_the_code_block() -> None:
     hostile = with_groups(report(anomalies=3), HOSTILE)
     failed = replace(hostile, error=f"source 'x': cannot read {HOSTILE}")
@@ -88,6 +90,7 @@ def test_the_structured_alert_says_what_was_found_and_at_which_level(
     assert context == f"status *{expected[0]}*, severity *{expected[1]}*"
 
 
+@pytest.mark.faults
 def test_a_newline_or_escape_in_a_group_value_cannot_forge_a_log_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
