@@ -9,6 +9,7 @@ model, retention and Parquet export. This package imports neither Spark nor
 from __future__ import annotations
 
 from repository.annotations import ANNOTATION_KINDS, Annotation
+from repository.deliveries import Deliveries, PendingDelivery
 from repository.errors import (
     AmbiguousSeriesError,
     CorruptRepositoryError,
@@ -46,11 +47,13 @@ __all__ = [
     "CheckOutcome",
     "CorruptRepositoryError",
     "DeletedRows",
+    "Deliveries",
     "MetricQuery",
     "MetricRecord",
     "MetricsRepository",
     "MigrationError",
     "NotARepositoryError",
+    "PendingDelivery",
     "RepositoryAuthenticationError",
     "RepositoryError",
     "RepositoryFullError",

@@ -19,6 +19,7 @@ from repository.annotations import (
 )
 from repository.backends import Backend, Dialect, SqlCursor, open_backend
 from repository.catalog import list_groups, list_metrics, tag_values
+from repository.deliveries import Deliveries
 from repository.dimensions import GroupKeys
 from repository.history import annotated_history, histories, history, latest
 from repository.keys import DATASET_TAG, HasMetricId, ResultKey, TimeLike, metric_id_of
@@ -91,6 +92,8 @@ class MetricsRepository:
         """Analyzer states for differential computation."""
         self.scan_log = ScanLog(self._connector)
         """Executions of scheduled scans."""
+        self.deliveries = Deliveries(self._connector)
+        """Alert deliveries that failed (the outbox)."""
 
     @property
     def path(self) -> str:

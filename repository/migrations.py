@@ -295,6 +295,27 @@ ALTER TABLE scan_log ADD COLUMN process_start VARCHAR;
 """
 
 
+# Version 7: alerts that could not be delivered, with the body to send, so a later run can offer
+# them to their sink again and the report can list them. See ``deliveries.Deliveries``.
+V7_TABLES = """
+CREATE SEQUENCE delivery_id_seq START 1;
+CREATE TABLE alert_deliveries (
+    delivery_id BIGINT PRIMARY KEY,
+    scan VARCHAR NOT NULL,
+    sink VARCHAR NOT NULL,
+    run_time TIMESTAMPTZ NOT NULL,
+    severity VARCHAR NOT NULL,
+    summary VARCHAR NOT NULL,
+    payload VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    attempts INTEGER NOT NULL,
+    error VARCHAR,
+    failed_at TIMESTAMPTZ NOT NULL,
+    delivered_at TIMESTAMPTZ
+);
+"""
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "metric results in one table", ddl_step(V1_TABLES)),
     Migration(
@@ -306,5 +327,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "p-values of anomaly verdicts", ddl_step(V4_COLUMNS)),
     Migration(5, "schema snapshots per run", ddl_step(V5_TABLES)),
     Migration(6, "the process of each scan execution", ddl_step(V6_COLUMNS)),
+    Migration(7, "alert deliveries that failed", ddl_step(V7_TABLES)),
 )
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -4,7 +4,7 @@ report -> alerts and sinks, used by scans, backfills, stream windows, monitors a
 
 from anomaly.judging.report import Finding, ScanReport, ScanStatus
 from anomaly.judging.run import RunVerdicts, judge_run, plans_by_record
-from anomaly.judging.sinks import AlertDeliveryError, dispatch
+from anomaly.judging.sinks import AlertDeliveryError, dispatch, redeliver
 
 __all__ = [
     "AlertDeliveryError",
@@ -15,4 +15,5 @@ __all__ = [
     "dispatch",
     "judge_run",
     "plans_by_record",
+    "redeliver",
 ]

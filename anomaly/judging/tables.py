@@ -6,6 +6,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from anomaly.safe_text import terminal_safe
+
 
 def number(value: float | None) -> str:
     """A metric value, compact: ``1,234``, ``0.9876``, ``42``, ``-`` for none.
@@ -53,14 +55,15 @@ def group_label(group: Mapping[str, str | None]) -> str:
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> str:
-    """Columns padded to their widest cell; numbers right-aligned.
+    """Columns padded to their widest cell; numbers right-aligned; every cell made safe for a
+    terminal (`terminal_safe`: a newline or escape from data cannot forge a line).
 
     >>> print(text_table(["group", "value"], [["country=FR", "15"], ["country=US", "140"]]))
     group       value
     country=FR     15
     country=US    140
     """
-    cells = [[str(c) for c in row] for row in rows]
+    cells = [[terminal_safe(c) for c in row] for row in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     numeric = [bool(cells) and all(_numeric(r[i]) for r in cells) for i in range(len(headers))]
 

@@ -5,6 +5,7 @@
 repository. Importing this package starts no server and needs no Spark.
 """
 
+from anomaly.report import deliveries_section  # noqa: F401  (registers its section)
 from anomaly.report.page import render_page, write_report
 from anomaly.report.sections import ReportSection, register_section, unregister_section
 from anomaly.report.server import create_app

@@ -21,7 +21,7 @@ from anomaly.judging.run import judge_run, plans_by_record
 from anomaly.judging.tables import band, group_label, number, text_table
 from anomaly.service.reading import PERIOD_COLUMN, period_of, read_source
 from anomaly.service.scan import ScanRunner
-from anomaly.service.session import describe
+from anomaly.service.session import StopRequested, describe
 from repository import AnomalyVerdict, MetricRecord, ResultKey
 
 LOG = logging.getLogger("anomaly.service")
@@ -101,10 +101,15 @@ def backfill(
     """Compute, store and judge every partition of scan `name` in ``[since, until]``
     (default: from the first row to the last complete partition)."""
     started = time.monotonic()
-    log_id = runner.repository.scan_log.start(f"{name} backfill")
+    log_id = None
     try:
+        log_id = runner.start_log(f"{name} backfill")
         report = _backfill(runner, name, since, until)
+    except (StopRequested, KeyboardInterrupt) as stop:  # not a failure
+        runner.abandon(log_id, f"{name} backfill", stop)
+        raise
     except Exception as error:  # reported, like a failing scan
+        runner.raise_if_stopped(log_id, f"{name} backfill")
         LOG.debug("backfill of %s failed", name, exc_info=True)
         report = BackfillReport(name, error=describe(error))
     report.seconds = time.monotonic() - started

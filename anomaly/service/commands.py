@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
 
 from anomaly.config.config import ServiceConfig
@@ -17,6 +18,7 @@ from anomaly.service.backfill import backfill
 from anomaly.service.progress import Progress
 from anomaly.service.scan import ScanRunner
 from anomaly.service.scheduler import ScanService
+from anomaly.service.session import StopRequested, stop_signals
 from repository.backends import describe
 
 LOG = logging.getLogger("anomaly.service")
@@ -39,9 +41,14 @@ def scan_command(args: argparse.Namespace) -> int:
     partition = parse_time(args.partition) if args.partition else None
     names = args.scan or list(runner.config.scans)
     _ = runner.spark  # started before the scans, so their times are their own
-    reports = [
-        runner.run(name, at=at, period=partition, alert=not args.no_alerts) for name in names
-    ]
+    try:
+        with stop_signals():
+            reports = [
+                runner.run(name, at=at, period=partition, alert=not args.no_alerts)
+                for name in names
+            ]
+    except StopRequested as stop:
+        return stopped("scan", stop)
     if args.format == "json":
         print(json.dumps([r.to_dict() for r in reports], indent=2))
     else:
@@ -64,14 +71,25 @@ def backfill_command(args: argparse.Namespace) -> int:
     until = parse_time(args.until) if args.until else None
     _ = runner.spark
     status = ScanStatus.OK
-    for name in names:
-        report = backfill(runner, name, since, until)
-        print(report.headline())
-        table = report.table()
-        if table:
-            print(table)
-        status = max(status, report.status)
+    try:
+        with stop_signals():
+            for name in names:
+                report = backfill(runner, name, since, until)
+                print(report.headline())
+                table = report.table()
+                if table:
+                    print(table)
+                status = max(status, report.status)
+    except StopRequested as stop:
+        return stopped("backfill", stop)
     return int(status)
+
+
+def stopped(command: str, stop: StopRequested) -> int:
+    """Say that a signal stopped `command` (its running scan is recorded abandoned); the
+    exit code a shell gives for that signal (143 for SIGTERM)."""
+    print(f"anomaly {command}: {stop}; the running scan was abandoned", file=sys.stderr)
+    return 128 + int(getattr(signal, stop.name))
 
 
 def serve_command(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import IO, TYPE_CHECKING
 
+from anomaly.safe_text import terminal_safe
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -21,8 +23,9 @@ class Progress:
     >>> lines = []
     >>> progress = Progress(lines.append, clock=False)
     >>> progress.step("daily: reading parquet events.parquet")
+    >>> progress.step("FR\\n12:00:00 forged")  # text from data stays on its line
     >>> lines
-    ['daily: reading parquet events.parquet']
+    ['daily: reading parquet events.parquet', 'FR\\\\n12:00:00 forged']
     >>> Progress.silent().step("nothing is printed")
     """
 
@@ -45,10 +48,10 @@ class Progress:
         return cls(emit)
 
     def step(self, message: str) -> None:
-        """One progress line."""
+        """One progress line (made safe for a terminal: it may name data)."""
         if self.emit is not None:
             stamp = f"{datetime.now():%H:%M:%S} " if self.clock else ""
-            self.emit(f"{stamp}{message}")
+            self.emit(f"{stamp}{terminal_safe(message)}")
 
     @contextmanager
     def spark_work(self, spark: SparkSession, what: str, every: float = 10.0) -> Iterator[None]:

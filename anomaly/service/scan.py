@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.metric_spec import Severity
 from anomaly.config.periods import label, latest_complete, period_start
 from anomaly.config.plans import MetricPlan
@@ -17,12 +18,12 @@ from anomaly.engine.runner import AnalysisRunner
 from anomaly.errors import ConfigurationError
 from anomaly.judging.report import ScanReport
 from anomaly.judging.run import judge_run, plans_by_record
-from anomaly.judging.sinks import dispatch
+from anomaly.judging.sinks import dispatch, redeliver
 from anomaly.service.monitor_run import MonitorRun
 from anomaly.service.reading import read_source, restrict_to_period
-from anomaly.service.session import ScanSession, describe
+from anomaly.service.session import ScanSession, StopRequested, describe
 from anomaly.service.streams import run_available
-from repository import AnomalyVerdict, ResultKey
+from repository import AnomalyVerdict, RepositoryError, ResultKey
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -71,19 +72,33 @@ class ScanRunner(ScanSession):
             return run_available(self, settings, alert)
         started = time.monotonic()
         moment = (at or datetime.now(UTC)).astimezone(UTC)
-        log_id = self.repository.scan_log.start(name)
-        when = moment
-        try:
+        log_id, when = None, moment
+        try:  # the scan log too: a locked or unwritable repository is a failed run, alerted
+            log_id = self.start_log(name)
             when = run_time(settings, moment, period)
             report = self._measure(settings, when)
+        except (StopRequested, KeyboardInterrupt) as stop:  # not a failure: no alert
+            self.abandon(log_id, name, stop)
+            raise
         except Exception as error:  # a failing scan is a report, never a crash of the caller
+            self.raise_if_stopped(log_id, name)
             LOG.debug("scan %s failed", name, exc_info=True)
             report = ScanReport(name, when, settings.partition, error=describe(error))
         report.seconds = time.monotonic() - started
         self.record_end(log_id, name, report.status, report.error)
         if alert:
-            dispatch(report, settings.sinks)
+            self.alert(report, settings.sinks)
         return report
+
+    def alert(self, report: ScanReport, sinks: Mapping[str, AlertSinkConfig]) -> None:
+        """Offer the alerts kept by earlier runs to their sinks again (oldest first), then
+        send `report` to `sinks`, keeping what fails in the repository's outbox."""
+        outbox = self.repository.deliveries
+        try:
+            redeliver(sinks, outbox)
+        except RepositoryError as problem:  # they stay kept; the next run tries again
+            LOG.error("%s: cannot read the alerts kept for delivery: %s", report.scan, problem)
+        dispatch(report, sinks, outbox)
 
     def run_time(self, name: str, moment: datetime, period: datetime | None) -> datetime:
         """The run's key time: the partition start for timed sources, else `moment`."""
@@ -135,7 +150,10 @@ class ScanRunner(ScanSession):
         """All metrics of the plans in one ``AnalysisRunner`` call (the minimal passes)."""
         runner = AnalysisRunner(self.spark).on_data(df).add_analyzers(p.analyzer for p in plans)
         with self.progress.spark_work(self.spark, name):
-            return runner.group_by(*group_by).run()
+            context = runner.group_by(*group_by).run()
+        if self.stopped_by is not None:  # cancelled jobs show as failed metrics: not stored
+            raise StopRequested(self.stopped_by)
+        return context
 
 
 def run_time(settings: ScanSettings, moment: datetime, period: datetime | None) -> datetime:

@@ -1,4 +1,5 @@
-"""``anomaly serve``: scans on their schedules with APScheduler, until SIGTERM or SIGINT.
+"""``anomaly serve``: scans on their schedules with APScheduler, until SIGTERM or SIGINT (the
+first lets the running scans finish, a second abandons them).
 
 One job per scheduled scan: ``max_instances=1`` (a scan never overlaps itself), missed runs
 coalesced into one, started up to ``misfire_grace`` late. A failing scan is logged and
@@ -18,6 +19,9 @@ from typing import TYPE_CHECKING
 
 from anomaly.errors import ConfigurationError
 from anomaly.judging.report import ScanStatus
+from anomaly.safe_text import terminal_safe
+from anomaly.service.session import StopRequested
+from repository import RepositoryError
 
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
@@ -96,19 +100,26 @@ class ScanService:
             )
         return scheduler
 
-    def run_scan(self, name: str) -> ScanStatus:
-        """One execution of scan `name` (what the scheduler calls)."""
+    def run_scan(self, name: str) -> ScanStatus | None:
+        """One execution of scan `name` (what the scheduler calls); None when a second stop
+        signal abandoned it."""
         try:
             report = self.runner.run(name)
+        except StopRequested:  # recorded abandoned by the runner; not a failure
+            return None
         except Exception:  # ScanRunner.run reports failures itself; this is a last resort
             LOG.exception("scan %s crashed", name)
             return ScanStatus.FAILED
         level = {ScanStatus.OK: logging.INFO, ScanStatus.WARNING: logging.WARNING}
-        LOG.log(level.get(report.status, logging.ERROR), "%s", report.headline())
+        LOG.log(level.get(report.status, logging.ERROR), "%s", terminal_safe(report.headline()))
         return report.status
 
     def start(self) -> None:
         """Start the schedules (in background threads) and log when each scan runs next."""
+        try:
+            self.runner.abandon_dead_runs()
+        except RepositoryError as problem:  # each scan's run tries again, and reports it
+            LOG.error("cannot mark runs left running by a killed process: %s", problem)
         self.scheduler.start()
         self.streams.start()
         for job in self.scheduler.get_jobs():
@@ -125,9 +136,14 @@ class ScanService:
             self.scheduler.shutdown(wait=wait)
 
     def request_stop(self, signum: int | None = None, frame: FrameType | None = None) -> None:
-        """Ask `serve_forever` to stop (the signal handler)."""
-        if signum is not None:
-            LOG.info("%s received: stopping after the running scans", signal.Signals(signum).name)
+        """Ask `serve_forever` to stop (the signal handler): after the running scans, or, on a
+        second signal, abandoning them (recorded ``abandoned``, not alerted)."""
+        name = signal.Signals(signum).name if signum is not None else "a stop request"
+        if self._stop.is_set():
+            LOG.warning("%s received again: abandoning the running scans", name)
+            self.runner.stop_runs(name)
+        elif signum is not None:
+            LOG.info("%s received: stopping after the running scans", name)
         self._stop.set()
 
     def serve_forever(self, install_signals: bool = True) -> int:

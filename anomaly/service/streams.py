@@ -143,7 +143,7 @@ def run_available(runner: ScanSession, settings: ScanSettings, alert: bool = Tru
         cause = scan.job.error if scan is not None and scan.job.error is not None else error
         report = ScanReport(name, datetime.now(UTC), error=describe(cause))
         if alert:
-            dispatch(report, settings.sinks)
+            dispatch(report, settings.sinks, runner.repository.deliveries)
         return report
     batches = list(scan.job.reports)
     closed = [w for b in batches for w in b.closed]

@@ -159,7 +159,7 @@ class WindowJudge:
                 result.window.label,
                 result.report.headline(),
             )
-        dispatch(result.report, self.sinks)
+        dispatch(result.report, self.sinks, self.repository.deliveries)
 
     def record_late(self, window: Window, rows: int) -> None:
         """Store (replace) the count of rows that reached `window` after it closed."""

@@ -70,10 +70,13 @@ def writer_holds_lock(path: Path) -> bool:
         os.close(fd)
 
 
-UNDO_V6 = tuple(
-    f"ALTER TABLE scan_log DROP COLUMN {column}" for column in ("host", "pid", "process_start")
+UNDO_V7 = ("DROP TABLE alert_deliveries", "DROP SEQUENCE delivery_id_seq")
+"""SQL turning a version-7 repository's tables back into version 6's (with its version row)."""
+UNDO_V6 = (
+    *UNDO_V7,
+    *(f"ALTER TABLE scan_log DROP COLUMN {c}" for c in ("host", "pid", "process_start")),
 )
-"""SQL turning a version-6 repository's tables back into version 5's (with its version row)."""
+"""SQL turning a current repository's tables back into version 5's (with its version rows)."""
 
 
 def raw_sql(location: str | Path, *statements: str) -> list[tuple[object, ...]]:

@@ -151,7 +151,7 @@ def _downgrade_to_v2(location: str | Path) -> None:
     """Turn a current repository back into what version 2 wrote: no annotation tables or views,
     no verdict p-values, no schema snapshots, no scan processes."""
     v3 = [m for m in MIGRATIONS if m.version == 3]
-    assert v3 and LATEST_VERSION == 6, "extend this test when a version 7 is added"
+    assert v3 and LATEST_VERSION == 7, "extend this test when a version 8 is added"
     views = ("metric_annotations", "annotated_history", "anomaly_results", "schema_history")
     tables = ("annotations", "annotation_tags", "annotation_groups", "schema_snapshots")
     raw_sql(

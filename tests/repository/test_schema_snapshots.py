@@ -90,7 +90,7 @@ def test_a_version_4_file_gains_the_snapshot_table_and_keeps_its_data(repo_path:
     con.execute("DELETE FROM schema_version WHERE version >= 5")
     con.close()
     with MetricsRepository(repo_path) as repo:
-        assert repo.schema_version == LATEST_VERSION == 6
+        assert repo.schema_version == LATEST_VERSION == 7
         assert repo.history("Size(*)").tolist() == [5.0]
         repo.save_schema(key(0), schema("a"))
         assert [s.columns for s in repo.schemas()] == [1]

@@ -60,7 +60,7 @@ def test_a_json_webhook_with_headers_and_a_long_report(hook: Hook) -> None:
     dispatch(report(anomalies=25), {"hook": sink(**settings)})
     [body] = hook.bodies
     assert hook.headers[0]["Authorization"] == "Bearer s3cret"
-    assert body["status"] == "error"
+    assert (body["status"], body["severity"]) == ("anomaly", "error")  # what it is, and its level
     assert len(body["problems"]) == 25
     assert body["problems"][0] == {
         "severity": "error", "status": "anomaly", "metric": "Size(*)", "group": {"country": "C0"},
@@ -73,9 +73,9 @@ def test_a_json_webhook_with_headers_and_a_long_report(hook: Hook) -> None:
 
 def test_delivery_failures_are_logged_and_never_raised(caplog: pytest.LogCaptureFixture) -> None:
     with Hook(status=500) as broken:
-        failed = dispatch(report(), {"down": sink(type="webhook", url=broken.url)})
+        failed = dispatch(report(), {"down": sink(type="webhook", url=broken.url, timeout="1s")})
     assert failed == ["down"]
-    assert "alert 'down': webhook answered HTTP 500" in caplog.text
+    assert "alert 'down': the webhook answered HTTP 500" in caplog.text
     unreachable = sink(type="webhook", url="http://127.0.0.1:9/hook", timeout="2s")
     assert dispatch(report(), {"nowhere": unreachable}) == ["nowhere"]
     assert "alert 'nowhere': cannot reach the webhook" in caplog.text
@@ -95,7 +95,7 @@ def test_a_command_gets_the_alert_on_stdin_and_in_its_environment(tmp_path: Path
     dispatch(report(), {"script": sink(type="command", command=[sys.executable, "-c", code,
                                                                    str(out)])})  # fmt: skip
     status, summary, payload = out.read_text().split(" | ", 2)
-    assert (status, summary) == ("error", "daily 2026-03-06: 1 anomaly (3 metrics x 1 group)")
+    assert (status, summary) == ("anomaly", "daily 2026-03-06: 1 anomaly (3 metrics x 1 group)")
     assert json.loads(payload)["problems"][0]["group"] == {"country": "C0"}
 
 

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import queue
+import signal
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -104,6 +109,51 @@ class Hook:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def stop_when(
+    argv: list[str],
+    cwd: Path,
+    marker: str,
+    *,
+    after: float = 0.0,
+    group: bool = False,
+    signals: int = 1,
+) -> tuple[int, str]:
+    """Run ``anomaly ARGV`` in `cwd` until it prints `marker`, then send it SIGTERM `after`
+    seconds later (to its whole process group with `group`, as systemd and Docker do), `signals`
+    times a second apart; returns its exit code and output."""
+    root = Path(__file__).resolve().parents[3]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "anomaly", *argv], stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONPATH": str(root)},
+        cwd=cwd, start_new_session=group,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in process.stdout or []])
+    reader.start()
+    seen: list[str] = []
+    try:
+        deadline = time.monotonic() + 240
+        while not any(marker in line for line in seen):
+            assert time.monotonic() < deadline, "".join(seen)
+            seen.append(lines.get(timeout=240))
+        for pause in [after] + [1.0] * (signals - 1):
+            time.sleep(pause)
+            if group:
+                os.killpg(process.pid, signal.SIGTERM)
+            else:
+                process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=180)
+    finally:
+        if process.poll() is None and group:
+            os.killpg(process.pid, signal.SIGKILL)
+        elif process.poll() is None:
+            process.kill()
+        reader.join()
+    while not lines.empty():
+        seen.append(lines.get())
+    return code, "".join(seen)
 
 
 @pytest.fixture

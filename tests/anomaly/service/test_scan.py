@@ -63,7 +63,7 @@ def test_one_alert_per_scan_reaches_the_webhook_and_the_command(daily_scans: Dai
     assert daily_scans.hook.headers[0]["Content-Type"] == "application/json"
     [line] = daily_scans.command_output.read_text().splitlines()
     alert = json.loads(line)
-    assert alert["status"] == "error"
+    assert (alert["status"], alert["severity"]) == ("anomaly", "error")
     assert alert["problems"][0]["metric"] == "Size(*)"
     assert alert["problems"][0]["group"] == {"country": "FR"}
     assert alert["problems"][0]["value"] == 2.0

@@ -3,12 +3,6 @@ stops the service after the running scan."""
 
 from __future__ import annotations
 
-import os
-import queue
-import signal
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +14,7 @@ from anomaly.errors import ConfigurationError
 from anomaly.service import ScanRunner, ScanService, load_config
 from repository import MetricsRepository
 
-from .conftest import write_config, write_events
+from .conftest import stop_when, write_config, write_events
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -107,28 +101,7 @@ scans:
 def test_sigterm_stops_serve_after_the_running_scan(tmp_path: Path) -> None:
     write_events(tmp_path / "events.parquet", days=3)
     config = write_config(tmp_path, SERVE)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "anomaly", "serve", str(config)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
-    )  # fmt: skip
-    lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(x) for x in process.stdout or []])
-    reader.start()
-    seen: list[str] = []
-    try:
-        deadline = time.monotonic() + 180
-        while not any("quick: computing" in line for line in seen):
-            assert time.monotonic() < deadline, "".join(seen)
-            seen.append(lines.get(timeout=180))
-        process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=120)
-    finally:
-        process.kill()
-        reader.join()
-    while not lines.empty():
-        seen.append(lines.get())
-    output = "".join(seen)
+    code, output = stop_when(["serve", str(config)], tmp_path, "quick: computing")
     assert code == 0, output
     received = output.index("SIGTERM received: stopping after the running scans")
     finished = output.index("quick ", output.index("quick: computing"))
