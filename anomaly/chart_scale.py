@@ -85,8 +85,8 @@ def chart_scale(
     Examples
     --------
     >>> scale = chart_scale([3600.0, 7200.0, 9000.0], [0.0], [1e9], "Freshness(*)")
-    >>> scale.unit, scale.size, round(scale.axis.low, 3), round(scale.axis.high, 3)
-    ('h', 3600.0, 0.0, 2.65)
+    >>> scale.unit, scale.size, round(scale.axis.low, 2), round(scale.axis.high, 2)
+    ('h', 3600.0, -0.15, 2.65)
     """
     chosen = metric_domain(domain) if isinstance(domain, str) else domain
     axis = value_axis(values, lower, upper, chosen)
@@ -121,16 +121,16 @@ def value_axis(
     upper: Numbers = (),
     domain: MetricDomain | str = "",
 ) -> ValueAxis:
-    """The axis of a series: its values padded, widened to band edges within ``REACH`` spans
-    of them, never past a bound of the domain the values keep to.
+    """The axis of a series: its values, widened to the band's edges (clipped to the domain)
+    within ``REACH`` spans of them, padded.
 
     Examples
     --------
-    >>> axis = value_axis([95.0, 105.0, 3.0], [80.0, 0.0], [120.0, 5_000_000.0], "Size(*)")
-    >>> axis.low, round(axis.high)
-    (0.0, 127)
-    >>> value_axis([0.97, 0.99], [0.9], [1.2], "Completeness(x)").high
-    1.0
+    >>> axis = value_axis([95.0, 105.0, 3.0], [80.0, -50.0], [120.0, 5_000_000.0], "Size(*)")
+    >>> round(axis.low, 1), round(axis.high, 1)
+    (-7.2, 127.2)
+    >>> round(value_axis([0.97, 0.99], [0.9], [1.2], "Completeness(x)").high, 3)
+    1.002
     """
     chosen = metric_domain(domain) if isinstance(domain, str) else domain
     points = _finite(_floats(values))
@@ -147,13 +147,10 @@ def value_axis(
     near = band[(band >= low - REACH * span) & (band <= high + REACH * span)]
     if near.size:
         low, high = min(low, float(near.min())), max(high, float(near.max()))
+    # Padded even past a bound of the domain: a point on the bound (a completeness of 1, a
+    # count of 0) stays whole, not half hidden by the frame.
     pad = PAD * ((high - low) or span)
-    bottom, top = low - pad, high + pad
-    if chosen.lower is not None and bottom < chosen.lower <= points.min():
-        bottom = chosen.lower
-    if chosen.upper is not None and top > chosen.upper >= points.max():
-        top = chosen.upper
-    return ValueAxis(bottom, top)
+    return ValueAxis(low - pad, high + pad)
 
 
 def duration_unit(seconds: Numbers) -> tuple[str, float]:

@@ -52,7 +52,7 @@ class SeriesPayload:
     >>> payload.timelines, payload.series[0]["v"], payload.series[0]["st"]
     ([{'dataset': 'd', 'times': [1000, 2000]}], [5.0, 50.0], '-a')
     >>> payload.series[0]["kind"], payload.series[0]["y"]
-    ('count', [0.0, 52.94])
+    ('count', [-1.94, 52.94])
     >>> payload.verdict_series.tolist()
     [0]
     """
