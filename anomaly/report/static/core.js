@@ -177,11 +177,12 @@ Report.table = function ({ columns, rows, filters = [], sort = null, limit = 500
       : desc ? "descending" : "ascending"));
     const visible = kept.slice(0, state.shown);
     body.replaceChildren(...visible.flatMap((i) => [
-      el("tr", { class: below.length ? "has-below" : null },
+      el("tr", { class: below.some((c) => !blank(rows[i][c.key])) ? "has-below" : null },
         inline.map((c) => el("td", { class: c.type === "num" ? "num" : c.wrap ? "wrap" : c.narrow
           ? "narrow" : "" }, show(c, rows[i])))),
-      ...below.map((c) => el("tr", { class: "below" }, el("td", { colspan: inline.length },
-        el("div", {}, el("span", { class: "below-label", text: c.label }), " ", show(c, rows[i]))))),
+      ...below.filter((c) => !blank(rows[i][c.key])).map((c) => el("tr", { class: "below" },
+        el("td", { colspan: inline.length }, el("div", {},
+          el("span", { class: "below-label", text: c.label }), " ", show(c, rows[i]))))),
     ]));
     count.textContent = kept.length === rows.length ? Report.fmt.count(rows.length, "row")
       : kept.length + " of " + Report.fmt.count(rows.length, "row");
@@ -195,6 +196,8 @@ Report.table = function ({ columns, rows, filters = [], sort = null, limit = 500
     el("div", { class: "table-tools" }, search, selects.map((s) => s.select), count),
     el("div", { class: "table-scroll" }, table), more);
 };
+
+function blank(value) { return value === null || value === undefined || value === ""; }
 
 function show(column, row) {
   if (column.render) return column.render(row);
