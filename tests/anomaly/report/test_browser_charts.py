@@ -70,6 +70,8 @@ def test_charts_and_tables_read_at_desktop_and_laptop_widths(
         browser.execute_script("location.hash = 'anomalies'")
         wait_ready(browser, "anomalies")
         details = browser.find_elements("css selector", "#anomaly-table tr.below td > div")
+        shown = " ".join(d.text for d in details)
+        assert "[70.26, 130.4]" in shown and "70.256" not in shown  # 4 significant digits
         assert details and all(
             browser.execute_script("return arguments[0].getBoundingClientRect().right", d) <= width
             for d in details

@@ -30,9 +30,11 @@ def verdicts_of(n: int) -> list[AnomalyVerdict]:
     band from -3 to 3; freshness: upper-only, the last day a day late."""
     early = n < 7
     size, late = size_of(n), 86_400.0 if n == DAYS - 1 else 1800.0
+    detail = f"[Adaptive] Value {size} is not in bounds [70.25643525886017, 130.41012415509968]"
     return [
         AnomalyVerdict("Size(*)", "anomaly" if n == DAYS - 1 else "normal", "Adaptive", size,
-                       -4_000_000.0 if early else 70.0, 5_000_000.0 if early else 130.0),
+                       -4_000_000.0 if early else 70.0, 5_000_000.0 if early else 130.0,
+                       detail=detail),
         AnomalyVerdict("Completeness(price)", "normal", "Adaptive", 0.98, -3.0, 3.0),
         AnomalyVerdict("Freshness(event_time)", "anomaly" if late > 3600 else "normal",
                        "UpperOnly(Adaptive)", late, None, 3600.0),
