@@ -17,16 +17,18 @@ import pandas as pd
 
 from anomaly.backtest.scoring import incidents
 from anomaly.backtest.series import LabeledSeries
+from anomaly.chart_scale import chart_scale, clip_band
 from anomaly.chart_style import (
     ALERT_MARKERS,
     ANNOTATION_MARKERS,
-    BAND_ALPHA,
     COLORS,
     FRAME,
     SPAN_ALPHA,
     alert_style,
     matplotlib_marker,
 )
+from anomaly.metric_domain import metric_domain
+from anomaly.plots import draw_band, set_value_axis
 from detectors import Evaluation
 from detectors.evaluation import ANOMALY
 
@@ -104,7 +106,14 @@ def _interest(result: Replayed, names: list[str], k: int) -> int:
 def _panel(axes: Any, result: Replayed, names: list[str], k: int) -> None:
     one = result.series[k]
     times = one.times
-    axes.plot(times, one.values, color=COLORS["value"], linewidth=1.0, label="value")
+    domain = metric_domain(one.metric_id)
+    band = result.evaluations[(names[0], k)] if len(names) == 1 else None
+    lower, upper = clip_band(
+        [] if band is None else band.lower, [] if band is None else band.upper, domain
+    )
+    scale = chart_scale(one.values, lower, upper, domain)
+    values = np.asarray(one.values, dtype=float) / scale.size
+    axes.plot(times, values, color=COLORS["value"], linewidth=1.0, label="value")
     half = _half_step(times)
     for flags, kind in ((one.incident, "incident"), (one.expected, "expected")):
         for n, (first, last) in enumerate(incidents(flags)):
@@ -119,23 +128,15 @@ def _panel(axes: Any, result: Replayed, names: list[str], k: int) -> None:
     if one.excluded.any():
         axes.scatter(
             times[one.excluded],
-            one.values[one.excluded],
+            values[one.excluded],
             marker=matplotlib_marker(ANNOTATION_MARKERS["excluded"]),
             facecolors="none",
             edgecolors=COLORS["excluded"],
             label="excluded",
             zorder=3,
         )
-    if len(names) == 1:
-        ev = result.evaluations[(names[0], k)]
-        axes.fill_between(
-            times[ev.index],
-            ev.lower,
-            ev.upper,
-            color=COLORS["band"],
-            alpha=BAND_ALPHA,
-            label="band",
-        )
+    if band is not None:
+        draw_band(axes, times[band.index], lower, upper, scale)
     for n, name in enumerate(names):
         ev = result.evaluations[(name, k)]
         hit = ev.index[ev.codes == ANOMALY]
@@ -143,7 +144,7 @@ def _panel(axes: Any, result: Replayed, names: list[str], k: int) -> None:
         marker, colour = alert_style(n)
         axes.scatter(
             times[hit],
-            one.values[hit],
+            values[hit],
             marker=matplotlib_marker(marker),
             s=size,
             facecolors="none",
@@ -154,6 +155,7 @@ def _panel(axes: Any, result: Replayed, names: list[str], k: int) -> None:
         )
     axes.set_title(f"{one.metric_id}  {one.group_label}", fontsize="medium", loc="left")
     axes.grid(True, color=FRAME["grid"])
+    set_value_axis(axes, scale)
 
 
 def _half_step(times: pd.Index) -> Any:

@@ -3,6 +3,11 @@
 Columns of the scan log beyond ``reading.KNOWN_SCAN_LOG_COLUMNS`` (e.g. alert budget use,
 once scans record it) are passed through as they are, so the report shows them without knowing
 them.
+
+A scan log says ``warning`` or ``error`` both for a scan that found an anomaly and for one whose
+metric could not be computed (the level is the exit code's); the overview shows what the
+execution found instead (``anomaly`` or ``failed metric``, from the verdicts of the runs it
+saved), keeping the stored word as ``stored``.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from anomaly.judging.report import PROBLEMS
 from anomaly.report.encoding import plain
 from anomaly.report.reading import KNOWN_SCAN_LOG_COLUMNS, RepositoryContents
 
@@ -58,20 +64,27 @@ def scan_rows(contents: RepositoryContents) -> tuple[list[dict[str, Any]], list[
         if len(contents.runs)
         else pd.Series(dtype=object)
     )
+    problems = _problems(contents)
     rows = []
     for scan, runs in log.groupby("scan", sort=False):
         last = runs.iloc[0]
+        found = _problems_of(problems, str(scan))
+        read = [
+            reading(str(r.status), found, r.started_at, r.ended_at)
+            for r in runs.head(RECENT_RUNS).itertuples(index=False)
+        ]
         rows.append(
             {
                 "scan": str(scan),
                 "datasets": list(datasets.get(scan, [])),
                 "started": _millis(last["started_at"]),
                 "ended": _millis(last["ended_at"]),
-                "status": str(last["status"]),
+                "status": read[0],
+                "stored": str(last["status"]),
                 "error": plain(last["error"]),
                 "runs": len(runs),
                 "failed": int((runs["status"] == "failed").sum()),
-                "recent": [str(s) for s in runs["status"].head(RECENT_RUNS)][::-1],
+                "recent": read[::-1],
                 "extra": {c: plain(last[c]) for c in extra},
             }
         )
@@ -84,6 +97,7 @@ def scan_rows(contents: RepositoryContents) -> tuple[list[dict[str, Any]], list[
                 "started": None,
                 "ended": None,
                 "status": "",
+                "stored": "",
                 "error": None,
                 "runs": 0,
                 "failed": 0,
@@ -92,6 +106,45 @@ def scan_rows(contents: RepositoryContents) -> tuple[list[dict[str, Any]], list[
             }
         )
     return rows, extra
+
+
+def reading(status: str, problems: pd.DataFrame, started: Any, ended: Any) -> str:
+    """What a scan execution's stored `status` means: ``anomaly`` or ``failed metric`` for a
+    ``warning``/``error`` whose runs, saved between `started` and `ended` (epoch ms), hold such
+    verdicts (`problems`: their ``saved_at`` and ``status``); otherwise the stored word.
+
+    Examples
+    --------
+    >>> found = pd.DataFrame({"saved_at": [1500, 1600], "status": ["error", "anomaly"]})
+    >>> reading("error", found, 1000, 2000), reading("error", found[:1], 1000, 2000)
+    ('anomaly', 'failed metric')
+    >>> reading("error", found, 3000, 4000), reading("ok", found, 1000, 2000)
+    ('error', 'ok')
+    """
+    if status not in ("warning", "error") or problems.empty or pd.isna(started):
+        return status
+    end = problems["saved_at"].max() if pd.isna(ended) else ended
+    within = problems[problems["saved_at"].between(started, end)]
+    if (within["status"] == "anomaly").any():
+        return "anomaly"
+    return "failed metric" if len(within) else status
+
+
+def _problems(contents: RepositoryContents) -> pd.DataFrame:
+    """Anomaly and failed-metric verdicts with the scan and save time of their run."""
+    verdicts = contents.verdicts
+    columns = ["scan", "saved_at", "status"]
+    if verdicts.empty or contents.runs.empty:
+        return pd.DataFrame(columns=columns)
+    found = verdicts.loc[verdicts["status"].isin(PROBLEMS), ["dataset", "scan", "run_ts", "status"]]
+    runs = contents.runs.rename(columns={"ts": "run_ts"})
+    return found.merge(runs, on=["dataset", "scan", "run_ts"], how="inner")[columns]
+
+
+def _problems_of(problems: pd.DataFrame, scan: str) -> pd.DataFrame:
+    # A backfill logs as "<scan> backfill" and tags its runs with the scan's name.
+    name = scan.removesuffix(" backfill")
+    return problems[problems["scan"] == name]
 
 
 def _millis(value: Any) -> int | None:

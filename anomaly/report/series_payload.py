@@ -5,7 +5,9 @@ its dataset (every time any of its series has a point or a verdict), so the time
 per dataset and each series is a few aligned arrays: ``v`` values, ``lo``/``hi`` the band of the
 verdict on that point, ``st`` one status letter per point (see ``STATUS_LETTERS``) and, when an
 annotation covers some point, ``ann`` one digit per point (bit 1 incident, 2 expected,
-4 excluded).
+4 excluded). The band is clipped to the metric's domain (``kind``: a share's band stays in
+[0, 1]), ``y`` is the value axis (``anomaly.chart_scale``: it follows the values, a band far
+beyond them is drawn cut) and ``unit`` is ``"s"`` for durations (shown in s, min, h or d).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from anomaly.chart_scale import clip_band, value_axis
 from anomaly.judging.tables import group_label
-from anomaly.report.encoding import rounded_rows
+from anomaly.metric_domain import metric_domain
+from anomaly.report.encoding import rounded, rounded_rows
 from repository import ANNOTATION_KINDS, Annotation
 from repository.keys import canonical_key
 
@@ -47,6 +51,8 @@ class SeriesPayload:
     >>> payload = build_series(points, verdicts, [])
     >>> payload.timelines, payload.series[0]["v"], payload.series[0]["st"]
     ([{'dataset': 'd', 'times': [1000, 2000]}], [5.0, 50.0], '-a')
+    >>> payload.series[0]["kind"], payload.series[0]["y"]
+    ('count', [-1.94, 52.94])
     >>> payload.verdict_series.tolist()
     [0]
     """
@@ -90,6 +96,9 @@ def build_series(
         detectors = theirs.groupby("sid")["detector"].agg(lambda d: list(dict.fromkeys(d.dropna())))
         for i, row in enumerate(of_dataset.itertuples(index=False)):
             sid, group = first + i, dict(json.loads(str(row.group_key)))
+            domain = metric_domain(str(row.metric_id))
+            lower[i], upper[i] = (rounded(edge) for edge in clip_band(lower[i], upper[i], domain))
+            axis = value_axis(values[i], lower[i], upper[i], domain)
             record: dict[str, Any] = {
                 "id": sid,
                 "d": dataset_index,
@@ -104,6 +113,9 @@ def build_series(
                 "lo": lower[i],
                 "hi": upper[i],
                 "st": letters[i],
+                "kind": domain.kind,
+                "unit": domain.unit,
+                "y": rounded([axis.low, axis.high]),
                 "annotations": covering.get(sid, []),
             }
             if flags[i] is not None:

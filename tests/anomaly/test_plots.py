@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
+from anomaly.chart_style import COLORS
 from anomaly.judging.queries import QueryError
 from anomaly.plots import ANNOTATION_MARKERS, plot_metric
 from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKey
@@ -89,3 +90,25 @@ def test_annotated_points_are_marked_by_kind(
     # excluded kind's grey can come from anti-aliased text.
     others = [c for k, (_, c) in ANNOTATION_MARKERS.items() if k != kind]
     assert all(pixels_of(after, c) < 20 for c in others)
+
+
+def test_a_band_of_millions_does_not_flatten_the_series(tmp_path: Path) -> None:
+    """The demo's Size(*): about 100 rows a day under a first week's band reaching 5,000,000.
+    The axis follows the values, so the series spans the panel instead of lying at 0."""
+    repo = MetricsRepository(tmp_path / "metrics.duckdb")
+    for d in range(30):
+        value = 25.0 if d == 29 else 100.0 + 20 * math.sin(d)
+        lower, upper = (-4e6, 5e6) if d < 7 else (60.0, 140.0)
+        status = "anomaly" if d == 29 else "normal"
+        repo.save(
+            ResultKey(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=d), {}),
+            [MetricRecord("Dataset", "*", "Size", "Size(*)", value)],
+            verdicts=[AnomalyVerdict("Size(*)", status, "Adaptive", value, lower, upper)],
+        )
+    png = plot_metric(repo, "Size(*)", tmp_path / "size.png")
+    image = imread(png)[:, :, :3]
+    rgb = np.array([int(COLORS["value"][i : i + 2], 16) / 255 for i in (1, 3, 5)])
+    middle = image[:, int(0.4 * image.shape[1]) : int(0.7 * image.shape[1])]  # no legend there
+    rows = np.flatnonzero((np.abs(middle - rgb).max(axis=2) < 0.03).any(axis=1))
+    # The series covers much of the panel's height: flattened at 0 it would cover a few rows.
+    assert rows.max() - rows.min() > 0.3 * image.shape[0], (rows.min(), rows.max())

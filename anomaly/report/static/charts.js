@@ -45,39 +45,67 @@ async function drain() {
   }
 }
 
-function seriesSource(series) {
+/** The chart's value axis: the payload's ``y`` (it follows the values; anomaly.chart_scale),
+ * in the unit durations are shown in (``size`` seconds per unit). */
+function axisOf(series) {
+  const [low, high] = series.y || [0, 1];
+  const unit = series.unit === "s" ? Report.durationUnit(Math.max(Math.abs(low), Math.abs(high)))
+    : null;
+  const size = unit ? unit[1] : 1;
+  return { low: low / size, high: high / size, size, unit: unit ? unit[0] : null };
+}
+
+function seriesSource(series, axis) {
   const times = Report.data.timelines[series.d].times;
-  const cols = { t: [], v: [], lo: [], hi: [], band: [], verdict: [], notes: [] };
+  const cols = { t: [], v: [], lo: [], hi: [], value: [], band: [], verdict: [], notes: [] };
   const names = { n: "normal", a: "anomaly", e: "error", i: "insufficient history", o: "other", "-": "-" };
+  const scaled = (x) => x === null ? NaN : x / axis.size;
   for (let i = 0; i < times.length; i++) {
     const v = series.v[i], lo = series.lo[i], hi = series.hi[i];
     if (v === null && lo === null && hi === null) continue;
     cols.t.push(times[i]);
-    cols.v.push(v === null ? NaN : v);
-    cols.lo.push(lo === null ? NaN : lo);
-    cols.hi.push(hi === null ? NaN : hi);
-    cols.band.push(Report.fmt.band(lo, hi));
+    cols.v.push(scaled(v));
+    cols.lo.push(scaled(lo));
+    cols.hi.push(scaled(hi));
+    cols.value.push(Report.fmt.value(v, series.unit));
+    cols.band.push(Report.fmt.band(lo, hi, series.unit));
     cols.verdict.push(names[series.st[i]] || "-");
     const flags = series.ann ? Number(series.ann[i]) : 0;
     cols.notes.push(KINDS.filter((k, bit) => flags & (1 << bit)).join(", ") || "-");
   }
-  // A one-sided band (only a lower or an upper bound) is shaded up to the edge of the data.
-  const finite = [...cols.v, ...cols.lo, ...cols.hi].filter(Number.isFinite);
-  const top = finite.length ? Math.max(...finite) : 1, bottom = finite.length ? Math.min(...finite) : 0;
-  const pad = (top - bottom) * 0.05 || Math.abs(top) * 0.05 || 1;
-  cols.fill_lo = cols.lo.map((lo, i) => Number.isFinite(lo) ? lo
-    : Number.isFinite(cols.hi[i]) ? bottom - pad : NaN);
-  cols.fill_hi = cols.hi.map((hi, i) => Number.isFinite(hi) ? hi
-    : Number.isFinite(cols.lo[i]) ? top + pad : NaN);
+  // The band is drawn within the axis: a one-sided band is shaded to the axis' edge, and a band
+  // beyond the axis is cut there (cutMarks shows where it goes on).
+  const hold = (x) => Math.min(Math.max(x, axis.low), axis.high);
+  cols.fill_lo = cols.lo.map((lo, i) => Number.isFinite(lo) ? hold(lo)
+    : Number.isFinite(cols.hi[i]) ? axis.low : NaN);
+  cols.fill_hi = cols.hi.map((hi, i) => Number.isFinite(hi) ? hold(hi)
+    : Number.isFinite(cols.lo[i]) ? axis.high : NaN);
   return cols;
 }
 
-function annotatedPoints(series, kind) {
+/** Where the band leaves the axis: a triangle just inside the edge it crosses, pointing on. */
+function cutMarks(cols, axis) {
+  const inset = (axis.high - axis.low) * 0.04;
+  const marks = { t: [], y: [], marker: [], band: [] };
+  cols.t.forEach((t, i) => {
+    for (const [edge, out, y, marker] of [
+      [cols.hi[i], cols.hi[i] > axis.high, axis.high - inset, "triangle"],
+      [cols.lo[i], cols.lo[i] < axis.low, axis.low + inset, "inverted_triangle"]]) {
+      if (!out || !Number.isFinite(edge)) continue;
+      marks.t.push(t); marks.y.push(y); marks.marker.push(marker); marks.band.push(cols.band[i]);
+    }
+  });
+  return marks;
+}
+
+function annotatedPoints(series, kind, axis) {
   const bit = 1 << KINDS.indexOf(kind), times = Report.data.timelines[series.d].times;
   const t = [], v = [];
   if (!series.ann) return { t, v };
   for (let i = 0; i < times.length; i++) {
-    if ((Number(series.ann[i]) & bit) && series.v[i] !== null) { t.push(times[i]); v.push(series.v[i]); }
+    if ((Number(series.ann[i]) & bit) && series.v[i] !== null) {
+      t.push(times[i]); v.push(series.v[i] / axis.size);
+    }
   }
   return { t, v };
 }
@@ -105,13 +133,28 @@ function style(p) {
   p.toolbar.autohide = true;
 }
 
+/** Ticks as plain numbers (no exponent on a count of millions), or with exponents when tiny. */
+function valueTicks(p, axis) {
+  const biggest = Math.max(Math.abs(axis.low), Math.abs(axis.high));
+  if (biggest < 1e-3 || biggest >= 1e15) return;
+  for (const y of p.yaxis) {  // a figure's axes are iterable, not indexable
+    y.formatter = new Bokeh.NumeralTickFormatter({ format: "0,0.[0000]" });
+    if (!axis.unit) continue;
+    y.axis_label = axis.unit;
+    y.axis_label_text_font_size = "11px";
+    y.axis_label_standoff = 4;
+  }
+}
+
 /** Draw the chart of the placeholder ``node`` (its ``data-sid`` names the series). */
 Report.charts.draw = function (node) {
   const series = Report.data.series[Number(node.dataset.sid)];
-  const cols = seriesSource(series);
+  const axis = axisOf(series);
+  const cols = seriesSource(series, axis);
   const source = new Bokeh.ColumnDataSource({ data: cols });
-  const p = figure({});
+  const p = figure({ y_range: new Bokeh.Range1d({ start: axis.low, end: axis.high }) });
   style(p);
+  valueTicks(p, axis);
   for (const id of series.annotations) {
     const a = Report.annotationsById.get(id);
     if (!a) continue;
@@ -121,10 +164,14 @@ Report.charts.draw = function (node) {
   }
   p.varea({ x: { field: "t" }, y1: { field: "fill_lo" }, y2: { field: "fill_hi" }, source,
             fill_color: COLORS.band, fill_alpha: STYLE.bandAlpha });
+  const cut = new Bokeh.ColumnDataSource({ data: cutMarks(cols, axis) });
+  const cuts = p.scatter({ x: { field: "t" }, y: { field: "y" }, source: cut,
+                           marker: { field: "marker" }, size: 7, fill_color: COLORS.band,
+                           line_color: COLORS.value, line_width: 0.8, fill_alpha: 0.9 });
   const line = p.line({ x: { field: "t" }, y: { field: "v" }, source, line_color: COLORS.value,
                         line_width: 1.6 });
   for (const kind of KINDS) {
-    const pts = annotatedPoints(series, kind);
+    const pts = annotatedPoints(series, kind, axis);
     if (!pts.t.length) continue;
     p.scatter({ x: { field: "t" }, y: { field: "v" }, source: new Bokeh.ColumnDataSource({ data: pts }),
                 marker: STYLE.annotationMarkers[kind], size: 11, fill_color: null,
@@ -132,17 +179,21 @@ Report.charts.draw = function (node) {
   }
   const found = (Report.anomaliesBySeries.get(series.id) || []).filter((a) => a.value !== null);
   const marks = new Bokeh.ColumnDataSource({ data: {
-    t: found.map((a) => a.ts), v: found.map((a) => a.value),
-    band: found.map((a) => Report.fmt.band(a.lower, a.upper)),
-    detector: found.map((a) => a.detector), detail: found.map((a) => a.detail || "-"),
+    t: found.map((a) => a.ts), v: found.map((a) => a.value / axis.size),
+    value: found.map((a) => Report.fmt.value(a.value, series.unit)),
+    band: found.map((a) => Report.bandOf(a)),
+    detector: found.map((a) => a.detector), detail: found.map((a) => Report.fmt.text(a.detail)),
   } });
   const dots = p.scatter({ x: { field: "t" }, y: { field: "v" }, source: marks, marker: "circle",
                            size: 9, fill_color: COLORS.anomaly, line_color: "#ffffff", line_width: 1.5 });
   p.add_tools(new Bokeh.HoverTool({ renderers: [line], mode: "vline", tooltips: [
-    ["time", "@t{%F %H:%M}"], ["value", "@v{0,0.[0000]}"], ["expected", "@band"],
+    ["time", "@t{%F %H:%M}"], ["value", "@value"], ["expected", "@band"],
     ["verdict", "@verdict"], ["annotated", "@notes"]], formatters: { "@t": "datetime" } }));
+  p.add_tools(new Bokeh.HoverTool({ renderers: [cuts], tooltips: [
+    ["time", "@t{%F %H:%M}"], ["expected", "@band (beyond the axis)"]],
+    formatters: { "@t": "datetime" } }));
   p.add_tools(new Bokeh.HoverTool({ renderers: [dots], tooltips: [
-    ["anomaly", "@t{%F %H:%M}"], ["value", "@v{0,0.[0000]}"], ["expected", "@band"],
+    ["anomaly", "@t{%F %H:%M}"], ["value", "@value"], ["expected", "@band"],
     ["detector", "@detector"], ["detail", "@detail"]], formatters: { "@t": "datetime" } }));
   const focus = Report.charts.pendingFocus.get(series.id);
   if (focus !== undefined) mark(p, focus);
@@ -150,6 +201,8 @@ Report.charts.draw = function (node) {
   const done = Bokeh.Plotting.show(p, node).then(() => {
     node.dataset.state = "drawn";
     node.dataset.anomalyMarkers = String(marks.data.t.length);
+    node.dataset.cutMarkers = String(cut.data.t.length);
+    node.dataset.yRange = JSON.stringify([p.y_range.start * axis.size, p.y_range.end * axis.size]);
     Report.charts.views.set(series.id, p);
     document.dispatchEvent(new Event("chart-drawn"));
   }).catch((error) => {
@@ -178,8 +231,8 @@ Report.charts.timeline = function (node) {
   const factors = [...new Set(rows.map(label))].sort().reverse();
   const source = new Bokeh.ColumnDataSource({ data: {
     t: rows.map((r) => r.ts), y: rows.map(label), sid: rows.map((r) => r.sid ?? -1),
-    group: rows.map((r) => r.group), value: rows.map((r) => Report.fmt.num(r.value)),
-    band: rows.map((r) => Report.fmt.band(r.lower, r.upper)), status: rows.map((r) => r.status),
+    group: rows.map((r) => r.group), value: rows.map((r) => Report.valueOf(r)),
+    band: rows.map((r) => Report.bandOf(r)), status: rows.map((r) => r.status),
     color: rows.map((r) => r.status === "anomaly" ? COLORS.anomaly : COLORS.error),
   } });
   const firsts = Report.data.datasets.map((d) => d.first).filter(Number.isFinite);

@@ -43,7 +43,7 @@
       card("datasets", D.datasets.length), card("series", D.series.length),
       card("open anomalies", openCount, openCount ? "bad" : "good"),
       card("scans failed (last run)", failing, failing ? "bad" : "good"),
-      card("newest data", Number.isFinite(newest) ? fmt.age(newest) : "-")));
+      card("newest data", Number.isFinite(newest) ? fmt.age(newest) : "-", "text")));
     if (D.problems.length) view.append(el("div", { class: "problems" }, D.problems.map((p) => el("p", { text: p }))));
     view.append(el("h2", { text: "Anomaly timeline" }));
     if (D.anomalies.length) {
@@ -58,9 +58,9 @@
       { key: "scan", label: "scan" },
       { key: "datasets", label: "datasets", render: (r) => r.datasets.map(fmt.dataset).join(", ") || "-" },
       { key: "started", label: "last run", type: "time" },
-      { key: "status", label: "status", render: (r) => Report.badge(r.status) },
+      { key: "status", label: "status", render: (r) => Report.badge(r.status, r.stored) },
       { key: "recent", label: "recent runs", render: (r) => el("span", { class: "strip" },
-        r.recent.map((s) => el("i", { class: "dot badge-" + s, title: s }))) },
+        r.recent.map((s) => el("i", { class: "dot badge-" + Report.badgeClass(s), title: s }))) },
       { key: "duration", label: "took", render: (r) => fmt.duration(r.started, r.ended) },
       { key: "runs", label: "runs", type: "num" },
       { key: "failed", label: "failed", type: "num" },
@@ -165,7 +165,7 @@
       el("p", { class: "hint", text: "Every stored verdict that is an anomaly or a metric that could not be computed. "
         + "Open: the newest verdict of its series. Click a metric for its chart." }));
     if (!D.anomalies.length) { view.append(el("p", { class: "empty", text: "None stored." })); return; }
-    const rows = D.anomalies.map((r) => Object.assign({}, r, { band: fmt.band(r.lower, r.upper),
+    const rows = D.anomalies.map((r) => Object.assign({}, r, { band: Report.bandOf(r),
       state: r.open ? "open" : "past", dataset_label: fmt.dataset(r.dataset) }));
     view.append(Report.table({ id: "anomaly-table", rows, sort: { key: "ts", desc: true }, filters: [
       { key: "state", label: "states", values: ["open", "past"] },
@@ -176,16 +176,16 @@
       { key: "ts", label: "time", type: "time" },
       { key: "state", label: "state" },
       { key: "dataset_label", label: "dataset" },
-      { key: "metric", label: "metric", render: (r) => Report.chartLink(r.sid, r.metric, r.ts) },
+      { key: "metric", label: "metric", narrow: true, render: (r) => Report.chartLink(r.sid, r.metric, r.ts) },
       { key: "group", label: "group" },
       { key: "status", label: "status", render: (r) => Report.badge(r.status) },
-      { key: "value", label: "value", type: "num" },
-      { key: "band", label: "expected" },
-      { key: "detector", label: "detector", wrap: true },
+      { key: "value", label: "value", type: "num", render: (r) => Report.valueOf(r) },
+      { key: "band", label: "expected", narrow: true },
+      { key: "detector", label: "detector", narrow: true },
       { key: "score", label: "score", type: "num" },
       { key: "history", label: "history", type: "num" },
       ...D.verdictColumns.map((c) => ({ key: "x:" + c, label: c, render: (r) => cell(r.extra[c]) })),
-      { key: "detail", label: "detail", wrap: true },
+      { key: "detail", label: "detail", below: true, render: (r) => fmt.text(r.detail) },
     ] }));
   }
 
@@ -198,7 +198,8 @@
     if (D.outcomeTotal > D.outcomes.length) {
       view.append(el("p", { class: "hint", text: "The newest " + D.outcomes.length + " of " + D.outcomeTotal + " stored outcomes." }));
     }
-    const rows = D.outcomes.map((r) => Object.assign({}, r, { band: fmt.band(r.lower, r.upper), dataset_label: fmt.dataset(r.dataset) }));
+    const rows = D.outcomes.map((r) => Object.assign({}, r, { band: fmt.band(r.lower, r.upper,
+      (Report.seriesOf(r) || {}).unit), dataset_label: fmt.dataset(r.dataset) }));
     view.append(Report.table({ id: "outcome-table", rows, sort: { key: "ts", desc: true }, filters: [
       { key: "status", label: "statuses", values: Report.values(rows, "status") },
       { key: "level", label: "levels", values: Report.values(rows, "level") },
@@ -207,13 +208,13 @@
       { key: "ts", label: "time", type: "time" },
       { key: "dataset_label", label: "dataset" },
       { key: "check", label: "check" },
-      { key: "constraint", label: "constraint", render: (r) => Report.chartLink(r.sid, r.constraint, r.ts) },
+      { key: "constraint", label: "constraint", narrow: true, render: (r) => Report.chartLink(r.sid, r.constraint, r.ts) },
       { key: "group", label: "group" },
       { key: "level", label: "level" },
       { key: "status", label: "status", render: (r) => Report.badge(r.status) },
-      { key: "value", label: "value", type: "num" },
+      { key: "value", label: "value", type: "num", render: (r) => Report.valueOf(r) },
       { key: "band", label: "bounds" },
-      { key: "message", label: "message", wrap: true },
+      { key: "message", label: "message", below: true, render: (r) => fmt.text(r.message) },
     ] }));
   }
 
@@ -223,12 +224,14 @@
       view.append(el("p", { class: "empty", text: "No schema changes or monitor results are stored in this repository." }));
     }
     for (const s of D.sections) {
-      const columns = s.columns.map((c, i) => ({ key: "c" + i, label: c,
+      const long = (i) => s.rows.some((row) => typeof row[i] === "string" && row[i].length > 60);
+      const columns = s.columns.map((c, i) => ({ key: "c" + i, label: c, wrap: long(i),
         render: i === 0 && s.links.length ? (r) => Report.chartLink(r.sid, cell(r["c0"])) : (r) => cell(r["c" + i]) }));
       const rows = s.rows.map((row, n) => Object.assign({ sid: s.links[n] ?? null },
         Object.fromEntries(row.map((v, i) => ["c" + i, v]))));
-      view.append(el("h3", { text: s.title }), s.note ? el("p", { class: "hint", text: s.note }) : null,
-        Report.table({ columns, rows, id: "section-" + s.key }));
+      view.append(el("h3", { text: s.title }));  // (append() would show a null as "null")
+      if (s.note) view.append(el("p", { class: "hint", text: s.note }));
+      view.append(Report.table({ columns, rows, id: "section-" + s.key }));
     }
   }
 
