@@ -12,6 +12,7 @@ import subprocess
 from collections.abc import Mapping
 
 from anomaly.config.alert_config import AlertSinkConfig
+from anomaly.errors import ConfigurationError
 from anomaly.judging.alerts import (
     alert_text,
     json_payload,
@@ -20,7 +21,6 @@ from anomaly.judging.alerts import (
     should_alert,
     slack_payload,
 )
-from anomaly.errors import ConfigurationError
 from anomaly.judging.report import ScanReport
 from anomaly.judging.webhook import AlertDeliveryError, post_json
 from anomaly.safe_text import terminal_safe
