@@ -8,7 +8,7 @@ model, retention and Parquet export. This package imports neither Spark nor
 
 from __future__ import annotations
 
-from repository.annotations import ANNOTATION_KINDS, Annotation
+from repository.annotations import ANNOTATION_KINDS, Annotation, Coverage
 from repository.errors import (
     AmbiguousSeriesError,
     CorruptRepositoryError,
@@ -45,6 +45,7 @@ __all__ = [
     "AnomalyVerdict",
     "CheckOutcome",
     "CorruptRepositoryError",
+    "Coverage",
     "DeletedRows",
     "MetricQuery",
     "MetricRecord",
