@@ -8,7 +8,7 @@ time matrix; any other detector runs once per group. Both give the same rows, in
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -36,7 +36,7 @@ def detect_frame_pandas(
         raise ValueError(f"frame has no column(s) {absent}; it has {list(frame.columns)}")
     grouped = group_series(frame, by, time, value)
     resolved = as_detector(detector)
-    if isinstance(resolved, MatrixDetector):
+    if _vectorisable(resolved):
         columns = _vectorised(grouped, resolved, newest_only)
     else:
         columns = _per_group(grouped, resolved, newest_only)
@@ -146,3 +146,22 @@ def _per_group(grouped: GroupedSeries, detector: Detector, newest_only: bool) ->
         lambda selected: detail[selected].tolist(),
         concat("p_value") if with_p else None,
     )
+
+
+def _vectorisable(detector: object) -> TypeGuard[MatrixDetector]:
+    """Whether `detector` judges by its matrix form: not a subclass that overrides ``evaluate``
+    alone (a user's detector that wraps a built-in's; its ``evaluate`` must be the one used).
+
+    >>> from detectors import SimpleThreshold
+    >>> class Logged(SimpleThreshold):
+    ...     def evaluate(self, values, interval=None):
+    ...         return super().evaluate(values, interval)
+    >>> _vectorisable(SimpleThreshold(upper_bound=1)), _vectorisable(Logged(upper_bound=1))
+    (True, False)
+    """
+    if not isinstance(detector, MatrixDetector):
+        return False
+    mro = type(detector).__mro__
+    evaluate = next(c for c in mro if "evaluate" in c.__dict__)
+    matrix = next(c for c in mro if "evaluate_matrix" in c.__dict__)
+    return evaluate is MatrixDetector or issubclass(matrix, evaluate)

@@ -8,7 +8,7 @@ model, retention and Parquet export. This package imports neither Spark nor
 
 from __future__ import annotations
 
-from repository.annotations import ANNOTATION_KINDS, Annotation
+from repository.annotations import ANNOTATION_KINDS, Annotation, Coverage
 from repository.deliveries import Deliveries, PendingDelivery
 from repository.errors import (
     AmbiguousSeriesError,
@@ -46,6 +46,7 @@ __all__ = [
     "AnomalyVerdict",
     "CheckOutcome",
     "CorruptRepositoryError",
+    "Coverage",
     "DeletedRows",
     "Deliveries",
     "MetricQuery",

@@ -98,8 +98,65 @@ class Annotation:
         return (
             (self.metric_id is None or self.metric_id == metric_id)
             and (self.group is None or dict(self.group) == dict(group))
-            and to_epoch_ms(self.start) <= to_epoch_ms(at) <= to_epoch_ms(self.end or self.start)
+            and self.spans(at)
         )
+
+    def spans(self, at: TimeLike) -> bool:
+        """Whether ``at`` lies in ``[start, end]``."""
+        return to_epoch_ms(self.start) <= to_epoch_ms(at) <= to_epoch_ms(self.end or self.start)
+
+
+class Coverage:
+    """Which annotations cover stored points: the coverage rule (the annotation's time range,
+    its metric and group or all, its tags a subset of the run's), for annotations already
+    read; `covered_by` is the same rule in SQL (views and history reads). Every reader of the
+    app asks this (``repo.coverage(...)``) rather than applying the rule itself.
+
+    >>> day = 1714521600000
+    >>> found = Coverage([Annotation("excluded", day, tags={"env": "prod"}),
+    ...                   Annotation("incident", day, metric_id="Size(*)")])
+    >>> found.kinds("Size(*)", {}, day, {"dataset": "d", "env": "prod"})
+    ('incident', 'excluded')
+    >>> found.kinds("Size(*)", {}, day, {"env": "dev"}), found.kinds("Mean(x)", {}, 0, {})
+    (('incident',), ())
+    """
+
+    def __init__(self, annotations: Iterable[Annotation]) -> None:
+        self.annotations = list(annotations)
+        self._run: tuple[int, tuple[tuple[str, str], ...]] | None = None
+        self._applying: list[Annotation] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.annotations)
+
+    def kinds(
+        self, metric_id: str, group: Mapping[str, str | None], at: TimeLike, tags: Mapping[str, str]
+    ) -> tuple[str, ...]:
+        """The kinds of the annotations covering the point of `metric_id` and `group` at `at`
+        in a run with `tags`, each once, in ``ANNOTATION_KINDS`` order."""
+        if not self.annotations:
+            return ()
+        run = (to_epoch_ms(at), tuple(sorted(tags.items())))
+        if run != self._run:  # the points of one run are asked one after another
+            self._run, self._applying = run, of_run(self.annotations, at, tags)
+        return covering_kinds(self._applying, metric_id, group, at)
+
+
+def of_run(
+    annotations: Iterable[Annotation], at: TimeLike, tags: Mapping[str, str]
+) -> list[Annotation]:
+    """The `annotations` that may cover points of the run at `at` with `tags` (time, and
+    tags a subset of the run's); metric and group are left to `covering_kinds`."""
+    return [a for a in annotations if a.tags.items() <= tags.items() and a.spans(at)]
+
+
+def covering_kinds(
+    applying: Iterable[Annotation], metric_id: str, group: Mapping[str, str | None], at: TimeLike
+) -> tuple[str, ...]:
+    """The kinds of the annotations of `applying` (`of_run`) covering the point of
+    `metric_id` and `group` at `at`, each once, in ``ANNOTATION_KINDS`` order."""
+    found = {a.kind for a in applying if a.covers(metric_id, group, at)}
+    return tuple(kind for kind in ANNOTATION_KINDS if kind in found)
 
 
 def covered_by(
@@ -111,7 +168,7 @@ def covered_by(
     group_key: str = "k.group_key",
 ) -> str:
     """SQL that is true when an annotation of ``kind`` covers the point whose run id, time,
-    metric id and group key are the given column expressions."""
+    metric id and group key are the given column expressions: the rule of `Coverage`."""
     if kind not in ANNOTATION_KINDS:
         raise ValueError(f"annotation kind must be one of {ANNOTATION_KINDS}, got {kind!r}")
     return f"""EXISTS (
@@ -233,6 +290,23 @@ def _pairs(cur: Cursor, table: str, name: str, ids: list[int]) -> dict[int, dict
     for annotation_id, key, value in rows:
         found.setdefault(int(annotation_id), {})[key] = value
     return found
+
+
+def load_coverage(
+    connector: Backend,
+    *,
+    kinds: Sequence[str] | None = None,
+    metric: str | HasMetricId | None = None,
+    tags: Mapping[str, str] | None = None,
+    after: TimeLike | None = None,
+    before: TimeLike | None = None,
+) -> Coverage:
+    """The `Coverage` of the stored annotations that may apply to the scope (as
+    `load_annotations`): which of them cover each point read from it."""
+    found = load_annotations(
+        connector, kinds=kinds, metric=metric, tags=tags, after=after, before=before
+    )
+    return Coverage(found)
 
 
 def delete_annotations(connector: Backend, ids: int | Iterable[int]) -> int:

@@ -6,7 +6,6 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import pandas as pd
@@ -16,6 +15,7 @@ from repository.annotations import (
     add_annotation,
     delete_annotations,
     load_annotations,
+    load_coverage,
 )
 from repository.backends import Backend, Dialect, SqlCursor, open_backend
 from repository.catalog import list_groups, list_metrics, tag_values
@@ -175,6 +175,7 @@ class MetricsRepository:
         return add_annotation(self._connector, annotation)
 
     annotations = _on_connector(load_annotations)
+    coverage = _on_connector(load_coverage)
 
     def delete_annotations(self, ids: int | Iterable[int]) -> int:
         """Delete annotations by id; returns how many were deleted."""
@@ -256,12 +257,7 @@ class MetricsRepository:
     def __enter__(self) -> MetricsRepository:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

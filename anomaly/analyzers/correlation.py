@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.base import ScanShareableAnalyzer
 from anomaly.analyzers.numbers import number
-from anomaly.analyzers.state import State, check_same_kind
+from anomaly.analyzers.state import PooledState
 from anomaly.errors import MetricComputationError
 
 if TYPE_CHECKING:
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class CorrelationState(State):
+class CorrelationState(PooledState):
     """Count, means, co-moment and both second moments of the rows where both are non-null."""
 
     kind: ClassVar[str] = "correlation"
@@ -29,16 +29,7 @@ class CorrelationState(State):
     x_mk: float
     y_mk: float
 
-    @classmethod
-    def identity(cls) -> CorrelationState:
-        return cls(0, 0.0, 0.0, 0.0, 0.0, 0.0)
-
-    def merge(self, other: CorrelationState) -> CorrelationState:
-        check_same_kind(self, other)
-        if other.n == 0:
-            return self
-        if self.n == 0:
-            return other
+    def pooled(self, other: CorrelationState) -> CorrelationState:
         n = self.n + other.n
         dx, dy = other.x_avg - self.x_avg, other.y_avg - self.y_avg
         weight = self.n * other.n / n

@@ -13,7 +13,7 @@ from anomaly.analyzers.base import (
     projection_name,
 )
 from anomaly.analyzers.columns import col, field_type
-from anomaly.analyzers.state import State, check_same_kind
+from anomaly.analyzers.state import SummedState
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -26,7 +26,7 @@ BOOLEAN = r"^\s*(?i)(true|false)\s*$"
 
 
 @dataclass(frozen=True)
-class DataTypeState(State):
+class DataTypeState(SummedState):
     """Counts per inferred type; Unknown counts nulls."""
 
     kind: ClassVar[str] = "data_type"
@@ -35,14 +35,6 @@ class DataTypeState(State):
     integral: int
     boolean: int
     string: int
-
-    @classmethod
-    def identity(cls) -> DataTypeState:
-        return cls(0, 0, 0, 0, 0)
-
-    def merge(self, other: DataTypeState) -> DataTypeState:
-        check_same_kind(self, other)
-        return DataTypeState(*(a + b for a, b in zip(self.counts(), other.counts(), strict=True)))
 
     def counts(self) -> tuple[int, int, int, int, int]:
         """Counts in the order of `TYPES`."""

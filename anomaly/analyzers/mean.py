@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.numeric_column import NumericColumnAnalyzer
-from anomaly.analyzers.state import State, check_same_kind
+from anomaly.analyzers.state import SummedState
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -15,20 +15,12 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class MeanState(State):
+class MeanState(SummedState):
     """Sum and count of the non-null values."""
 
     kind: ClassVar[str] = "mean"
     total: float
     count: int
-
-    @classmethod
-    def identity(cls) -> MeanState:
-        return cls(0.0, 0)
-
-    def merge(self, other: MeanState) -> MeanState:
-        check_same_kind(self, other)
-        return MeanState(self.total + other.total, self.count + other.count)
 
 
 class SumAndCount(NumericColumnAnalyzer[MeanState]):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from anomaly.analyzers.numeric_column import NumericColumnAnalyzer
-from anomaly.analyzers.state import State, check_same_kind
+from anomaly.analyzers.state import PooledState
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class MomentsState(State):
+class MomentsState(PooledState):
     """Count, mean and sum of squared deviations (M2); merged with Chan et al.'s update."""
 
     kind: ClassVar[str] = "moments"
@@ -24,16 +24,7 @@ class MomentsState(State):
     avg: float
     m2: float
 
-    @classmethod
-    def identity(cls) -> MomentsState:
-        return cls(0, 0.0, 0.0)
-
-    def merge(self, other: MomentsState) -> MomentsState:
-        check_same_kind(self, other)
-        if other.n == 0:
-            return self
-        if self.n == 0:
-            return other
+    def pooled(self, other: MomentsState) -> MomentsState:
         n = self.n + other.n
         delta = other.avg - self.avg
         avg = self.avg + delta * other.n / n

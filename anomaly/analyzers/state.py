@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import struct
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, astuple, dataclass, fields
 from typing import Any, ClassVar, Self
 
 from anomaly.errors import StateError
@@ -82,34 +82,59 @@ def check_same_kind(a: State, b: State) -> None:
         raise StateError(f"cannot merge a {type(a).__name__} with a {type(b).__name__}")
 
 
+class ZeroState(State):
+    """A state whose empty data set has every field zero (a frozen dataclass of numbers)."""
+
+    @classmethod
+    def identity(cls) -> Self:
+        zeros = (0.0 if f.type == "float" else 0 for f in fields(cls))  # type: ignore[arg-type]
+        return cls(*zeros)
+
+
+class SummedState(ZeroState):
+    """A state of counts and sums: a merge adds the two states field by field.
+
+    >>> MatchesState(3, 4).merge(MatchesState(1, 6)), MatchesState.identity()
+    (MatchesState(matches=4, rows=10), MatchesState(matches=0, rows=0))
+    """
+
+    def merge(self, other: Self) -> Self:
+        check_same_kind(self, other)
+        both = zip(astuple(self), astuple(other), strict=True)  # type: ignore[call-overload]
+        return type(self)(*(a + b for a, b in both))
+
+
+class PooledState(ZeroState):
+    """A state of `n` rows' means and central moments, merged by pooling (Chan et al.'s
+    pairwise update, in `pooled`); a side without rows leaves the other as it is."""
+
+    n: int
+
+    def merge(self, other: Self) -> Self:
+        check_same_kind(self, other)
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            return other
+        return self.pooled(other)
+
+    @abstractmethod
+    def pooled(self, other: Self) -> Self:
+        """The merge of two states that both have rows."""
+
+
 @dataclass(frozen=True)
-class CountState(State):
+class CountState(SummedState):
     """Number of rows (Size)."""
 
     kind: ClassVar[str] = "count"
     rows: int
 
-    @classmethod
-    def identity(cls) -> CountState:
-        return cls(0)
-
-    def merge(self, other: CountState) -> CountState:
-        check_same_kind(self, other)
-        return CountState(self.rows + other.rows)
-
 
 @dataclass(frozen=True)
-class MatchesState(State):
+class MatchesState(SummedState):
     """Matching rows and all rows (Completeness, Compliance, PatternMatch)."""
 
     kind: ClassVar[str] = "matches"
     matches: int
     rows: int
-
-    @classmethod
-    def identity(cls) -> MatchesState:
-        return cls(0, 0)
-
-    def merge(self, other: MatchesState) -> MatchesState:
-        check_same_kind(self, other)
-        return MatchesState(self.matches + other.matches, self.rows + other.rows)

@@ -6,18 +6,17 @@ As in Schelter et al., PVLDB 2018, §3.4.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from anomaly.analyzers.base import Analyzer
 from anomaly.checks.levels import ConstraintStatus
 from anomaly.errors import ConfigurationError
-from anomaly.judging.verdicts import STATUS, detect_newest
+from anomaly.judging.verdicts import STATUS
 from detectors import Adaptive, Status, Verdict, as_detector, is_newest_anomalous
 from repository import AnomalyVerdict
 
@@ -87,45 +86,9 @@ class AnomalyConstraint:
         history = _earlier(history, when)
         n = len(history)
         if n < self.min_history:
-            return self._insufficient(value, n, f"{n} points, at least {self.min_history} needed")
+            return self._insufficient(value, n)
         point = value if when is None else (pd.Timestamp(when), value)
         return self._verdict(value, is_newest_anomalous(history, point, self.detector), n)
-
-    def judge_many(
-        self, points: Sequence[tuple[pd.Series, float]], when: datetime
-    ) -> list[AnomalyVerdict]:
-        """``judge(history, value, when)`` of each ``(history, value)`` pair (the groups of one
-        run at time `when`), with one detector call for all of them: a vectorised detector
-        judges thousands of groups in one pass."""
-        moment = pd.Timestamp(when)
-        verdicts: dict[int, AnomalyVerdict] = {}
-        parts = []
-        for k, (history, value) in enumerate(points):
-            earlier = _earlier(history, when)
-            if len(earlier) == 0 or len(earlier) < self.min_history or math.isnan(value):
-                verdicts[k] = self.judge(history, value, when)  # nothing to batch
-                continue
-            times = earlier.index.append(pd.DatetimeIndex([moment]))
-            values = np.append(earlier.to_numpy(dtype=float), value)
-            parts.append(pd.DataFrame({"point": k, "timestamp": times, "value": values}))
-        if parts:
-            frame = pd.concat(parts, ignore_index=True)
-            found: Any = detect_newest(frame, self.detector, "point")
-            for row in found.itertuples(index=False):
-                verdict = Verdict(
-                    time=row.timestamp,
-                    value=row.value,
-                    status=Status(row.status),
-                    lower=row.lower,
-                    upper=row.upper,
-                    confidence=row.confidence,
-                    detail=row.detail,
-                    history=int(row.history),
-                    p_value=getattr(row, "p_value", math.nan),
-                )
-                k = int(row.point)
-                verdicts[k] = self._verdict(points[k][1], verdict, int(row.history))
-        return [verdicts[k] for k in range(len(points))]
 
     def status_of(self, verdict: AnomalyVerdict) -> ConstraintStatus:
         """What a verdict means for the check: an anomaly or a missing value fails it; too
@@ -136,49 +99,59 @@ class AnomalyConstraint:
             return ConstraintStatus.INSUFFICIENT_HISTORY
         return ConstraintStatus.FAILURE
 
+    def reported(self, verdict: AnomalyVerdict) -> AnomalyVerdict:
+        """`verdict` as this check reports it (``judge`` and ``judge_run`` judge alike; this
+        words it): its ``detail`` is the check's message (with the `hint` on an anomaly), and
+        a verdict without a judgement (too little history, a missing value) has no score.
+
+        >>> from anomaly.analyzers import Size
+        >>> c = AnomalyConstraint(Size(), min_history=3)
+        >>> c.reported(AnomalyVerdict("Size(*)", "insufficient_history", "Adaptive",
+        ...                           history_length=2)).detail
+        'insufficient history for Adaptive: 2 points, at least 3 needed'
+        """
+        n = verdict.history_length or 0
+        if verdict.status == "insufficient_history":
+            why = verdict.detail or ""
+            if n < self.min_history:
+                why = f"{n} points, at least {self.min_history} needed"
+            message = f"insufficient history for {self.detector_name}: {why}"
+            if n == 0:
+                message = f"insufficient history: no earlier points of {self.analyzer.metric_id}"
+            return replace(verdict, detail=message, score=None, p_value=None)
+        if verdict.status == "anomaly":
+            hint = f" {self.hint}" if self.hint else ""
+            return replace(verdict, detail=f"Anomaly: {verdict.detail}{hint}")
+        if verdict.status == "error":  # the detectors' "missing": a NaN value
+            message = f"the new value is missing: {verdict.detail}"
+            return replace(verdict, detail=message, score=None, p_value=None)
+        return replace(verdict, detail=None)
+
     def _verdict(self, value: float, found: Verdict, n: int) -> AnomalyVerdict:
-        lower, upper = _number(found.lower), _number(found.upper)
-        if found.status is Status.INSUFFICIENT_HISTORY:
-            return self._insufficient(value, n, found.detail, lower, upper)
-        message = None
-        if found.status is Status.ANOMALY:
-            message = f"Anomaly: {found.detail}" + (f" {self.hint}" if self.hint else "")
-        elif found.status is Status.MISSING:
-            message = f"the new value is missing: {found.detail}"
-        return AnomalyVerdict(
+        judged = found.status not in (Status.MISSING, Status.INSUFFICIENT_HISTORY)
+        verdict = AnomalyVerdict(
             metric_id=self.analyzer.metric_id,
             status=STATUS[found.status.value],
             detector=self.detector_name,
             value=_number(value),
-            lower=lower,
-            upper=upper,
-            score=None if found.status is Status.MISSING else _number(found.confidence),
-            detail=message,
+            lower=_number(found.lower),
+            upper=_number(found.upper),
+            score=_number(found.confidence) if judged else None,
+            detail=found.detail,
             history_length=n,
-            p_value=None if found.status is Status.MISSING else _number(found.p_value),
+            p_value=_number(found.p_value) if judged else None,
         )
+        return self.reported(verdict)
 
-    def _insufficient(
-        self,
-        value: float,
-        n: int,
-        why: str,
-        lower: float | None = None,
-        upper: float | None = None,
-    ) -> AnomalyVerdict:
-        message = f"insufficient history for {self.detector_name}: {why}"
-        if n == 0:
-            message = f"insufficient history: no earlier points of {self.analyzer.metric_id}"
-        return AnomalyVerdict(
+    def _insufficient(self, value: float, n: int) -> AnomalyVerdict:
+        verdict = AnomalyVerdict(
             metric_id=self.analyzer.metric_id,
             status="insufficient_history",
             detector=self.detector_name,
             value=_number(value),
-            lower=lower,
-            upper=upper,
-            detail=message,
             history_length=n,
         )
+        return self.reported(verdict)
 
 
 def _number(value: float | None) -> float | None:

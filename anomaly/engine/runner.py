@@ -12,7 +12,7 @@ from anomaly.analyzers.slot import SlotAnalyzer
 from anomaly.analyzers.state import State
 from anomaly.engine.context import AnalyzerContext
 from anomaly.engine.differential.merge import keyed_states, merged_with
-from anomaly.engine.differential.partition_states import PartitionStates
+from anomaly.engine.differential.partition_states import PartitionStates, partitions_to_merge
 from anomaly.engine.shared_scan import (
     FrequencySet,
     Outcome,
@@ -103,6 +103,8 @@ class AnalysisRunner:
     def run(self) -> AnalyzerContext:
         """Compute all metrics (merged with stored states when `aggregate_with` was used)."""
         differential = self.state_target is not None or self.state_sources is not None
+        # Settled before any Spark job: an overlap is refused, a replaced partition not merged.
+        sources = partitions_to_merge(self.state_sources, self.state_target)
         kept = self.states_kept
         self.states_kept = kept or differential
         try:
@@ -112,12 +114,8 @@ class AnalysisRunner:
         if not differential:
             return context
         result = context
-        if self.state_sources is not None:
-            store, chosen = self.state_sources
-            written = self.state_target[1] if self.state_target else None
-            if chosen is None:
-                chosen = [p for p in store.partitions() if p != written]
-            result = merged_with(context, self.analyzers, store.read(chosen))
+        if self.state_sources is not None and sources is not None:
+            result = merged_with(context, self.analyzers, self.state_sources[0].read(sources))
         if self.state_target is not None:
             store, partition, overwrite = self.state_target
             store.write(partition, keyed_states(context), replace=overwrite)

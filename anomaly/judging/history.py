@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from anomaly.judging.annotated import kinds, of_run
 from repository import MetricRecord
 from repository.keys import canonical_key
 
@@ -55,14 +54,29 @@ def history_frame(
     query = repo.load().with_tags(tags).for_metrics(ids).before(before)
     if after is not None:
         query = query.after(after)
-    exclusions = repo.annotations(kinds=[EXCLUDED], tags=tags, after=after, before=before)
+    coverage = repo.coverage(kinds=[EXCLUDED], tags=tags, after=after, before=before)
     rows = []
     for run in query.get():
         at = run.key.timestamp
-        applying = of_run(exclusions, at, run.key.tags)
         for record in run:
-            excluded = bool(applying) and bool(kinds(applying, record.metric_id, record.group, at))
+            excluded = bool(coverage.kinds(record.metric_id, record.group, at, run.key.tags))
             rows.append((record.metric_id, canonical_key(record.group), at, record.value, excluded))
+    return _frame(rows)
+
+
+def series_frame(metric_id: str, series: Mapping[str, pd.Series]) -> pd.DataFrame:
+    """A history frame (``COLUMNS``) of `metric_id` from its series by group key, each a
+    ``pandas.Series`` by time as ``repo.histories`` reads them (excluded points left out).
+
+    >>> at = pd.to_datetime(["2024-05-01", "2024-05-02"], utc=True)
+    >>> series_frame("Size(*)", {"[]": pd.Series([3.0, 4.0], index=at)})["value"].tolist()
+    [3.0, 4.0]
+    """
+    rows = [
+        (metric_id, group, at, float(value), False)
+        for group, points in series.items()
+        for at, value in points.items()
+    ]
     return _frame(rows)
 
 

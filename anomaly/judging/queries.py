@@ -10,7 +10,6 @@ import pandas as pd
 from anomaly.config.config import SCAN_TAG
 from anomaly.config.problems import suggest
 from anomaly.errors import AnomalyError
-from anomaly.judging.annotated import kinds, of_run
 from repository import MetricsRepository
 from repository.keys import canonical_key
 
@@ -47,13 +46,12 @@ def metric_points(
         query = query.after(since)
     if until is not None:
         query = query.before(until)
-    known = repo.annotations(metric=metric, tags=tags or None, after=since, before=until)
+    coverage = repo.coverage(metric=metric, tags=tags or None, after=since, before=until)
     rows = []
     for run in query.get():
         at = run.key.timestamp
-        applying = of_run(known, at, run.key.tags)
         for r in run:
-            marks = ", ".join(kinds(applying, r.metric_id, r.group, at)) if applying else ""
+            marks = ", ".join(coverage.kinds(r.metric_id, r.group, at, run.key.tags))
             rows.append((canonical_key(r.group), at, r.value, marks, run.key.tags.get(SCAN_TAG)))
     frame = pd.DataFrame(rows, columns=[*POINT_COLUMNS, "scan"])
     if frame.empty:
@@ -116,12 +114,11 @@ def verdict_rows(
     with repo.sql() as cur:
         rows = cur.execute(sql, params).fetchall()
     wanted_tags, wanted_group = dict(tags or {}), dict(group or {})
-    known = repo.annotations(tags=tags or None, after=since, before=until)
+    coverage = repo.coverage(tags=tags or None, after=since, before=until)
     kept = []
     for row in rows:
         if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3]):
-            applying = of_run(known, row[0], row[1])
-            marks = ", ".join(kinds(applying, row[2], row[3], row[0])) if applying else ""
+            marks = ", ".join(coverage.kinds(row[2], row[3], row[0], row[1]))
             scan, key = row[1].get(SCAN_TAG), canonical_key(row[3])
             kept.append((row[0], scan, row[2], key, *row[4:], marks))
     frame = pd.DataFrame(kept, columns=VERDICT_COLUMNS)

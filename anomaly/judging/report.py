@@ -11,7 +11,11 @@ from typing import Any
 from anomaly.config.metric_spec import Severity
 from anomaly.config.periods import label
 from anomaly.judging.run import RunVerdicts
-from anomaly.judging.tables import band, group_label, number, text_table
+from anomaly.judging.tables import (
+    PROBLEM_HEADERS,
+    problem_row,
+    text_table,
+)
 from detectors import BudgetOutcome
 from repository import AnomalyVerdict
 
@@ -140,21 +144,10 @@ class ScanReport:
 
     def table(self, indent: str = "") -> str:
         """The problems as a text table (empty text when there are none)."""
-        rows = [
-            [
-                (v.severity or "warning").upper(),
-                group_label(v.group),
-                v.metric_id,
-                number(v.value) if v.status == "anomaly" else "failed",
-                band(v.lower, v.upper),
-                number(v.history_length),
-                v.detector,
-            ]
-            for v in self.problems
-        ]
+        rows = [problem_row(v) for v in self.problems]
         if not rows:
             return ""
-        headers = ["severity", "group", "metric", "value", "expected", "history", "detector"]
+        headers = PROBLEM_HEADERS
         return text_table(headers, rows, indent)
 
     def to_dict(self) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from anomaly.safe_text import terminal_safe
+from repository import AnomalyVerdict
 
 
 def number(value: float | None) -> str:
@@ -52,6 +53,29 @@ def group_label(group: Mapping[str, str | None]) -> str:
     if not group:
         return "(all)"
     return ", ".join(f"{k}={'null' if v is None else v}" for k, v in group.items())
+
+
+PROBLEM_HEADERS = ("severity", "group", "metric", "value", "expected", "history", "detector")
+"""The columns of a problem's row in text reports (`problem_row`)."""
+
+
+def problem_row(verdict: AnomalyVerdict) -> list[str]:
+    """A judged point that is a problem as a text report's row (``PROBLEM_HEADERS``).
+
+    >>> problem_row(AnomalyVerdict("Size(*)", "anomaly", "Adaptive", value=9.0, lower=1.0,
+    ...                            upper=5.0, history_length=20, group={"c": "DE"}))
+    ['WARNING', 'c=DE', 'Size(*)', '9', '[1, 5]', '20', 'Adaptive']
+    """
+    v = verdict
+    return [
+        (v.severity or "warning").upper(),
+        group_label(v.group),
+        v.metric_id,
+        number(v.value) if v.status == "anomaly" else "failed",
+        band(v.lower, v.upper),
+        number(v.history_length),
+        v.detector,
+    ]
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> str:

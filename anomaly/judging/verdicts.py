@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
 from anomaly.judging.history import group_of, without_exclusions
-from detectors import Status, detect_frame
+from detectors import Status, detect_frame, is_newest_anomalous
 from repository import AnomalyVerdict, MetricRecord
 
 if TYPE_CHECKING:
@@ -70,13 +72,20 @@ def judge(
             metric_id=str(metric_id),
             status="insufficient_history",
             detector=plan.detector_label,
-            value=float(newest[(metric_id, group)]),
+            value=_number(newest[(metric_id, group)]),
             detail=f"{count} earlier points; min_history is {plan.min_history}",
             history_length=int(count),
             group=group_of(str(group)),
         )
         verdicts.append(verdict)
     ready = points[~pd.MultiIndex.from_frame(points[series]).isin(short.index)]
+    # A new value that is NaN (could not be measured) is the detectors' "missing": judged on
+    # its own, since detect_frame drops NaN points and would judge the point before it.
+    unmeasured = newest[newest.isna()].index.difference(short.index)
+    for key in unmeasured:
+        metric_id, group = cast(tuple[str, str], key)
+        verdicts.append(_missing(metric_id, group, plans[metric_id], ready, moment))
+    ready = ready[~pd.MultiIndex.from_frame(ready[series]).isin(unmeasured)]
     batches: dict[int, list[str]] = {}
     for metric_id in ready["metric_id"].unique():
         batches.setdefault(id(plans[str(metric_id)].detector), []).append(str(metric_id))
@@ -86,6 +95,18 @@ def judge(
         for row in result.itertuples(index=False):
             verdicts.append(_verdict(str(row.metric_id), plans[str(row.metric_id)], row))
     return sorted(verdicts, key=lambda v: v.metric_id)
+
+
+def _missing(
+    metric_id: str, group: str, plan: MetricPlan, points: pd.DataFrame, moment: pd.Timestamp
+) -> AnomalyVerdict:
+    """The verdict on a NaN new value of one series of `points`, at `moment`."""
+    mine = points[(points["metric_id"] == metric_id) & (points["group"] == group)]
+    earlier = mine[mine["timestamp"] < moment]
+    history = pd.Series(earlier["value"].to_numpy(dtype=float), index=earlier["timestamp"])
+    found = is_newest_anomalous(history, (moment, math.nan), plan.detector)
+    row = SimpleNamespace(**asdict(found) | {"status": found.status.value, "group": group})
+    return _verdict(metric_id, plan, row)
 
 
 def _verdict(metric_id: str, plan: MetricPlan, row: Any) -> AnomalyVerdict:

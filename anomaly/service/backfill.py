@@ -18,7 +18,7 @@ from anomaly.errors import AnomalyError
 from anomaly.judging.history import history_frame
 from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.run import judge_run, plans_by_record
-from anomaly.judging.tables import band, group_label, number, text_table
+from anomaly.judging.tables import PROBLEM_HEADERS, problem_row, text_table
 from anomaly.service.reading import PERIOD_COLUMN, period_of, read_source
 from anomaly.service.scan import ScanRunner
 from anomaly.service.session import StopRequested, describe
@@ -68,30 +68,8 @@ class BackfillReport:
 
     def table(self) -> str:
         """The problems found, one row per partition, group and metric."""
-        rows = [
-            [
-                report.when,
-                (f.severity or "warning").upper(),
-                group_label(v.group),
-                v.metric_id,
-                number(v.value) if v.status == "anomaly" else "failed",
-                band(v.lower, v.upper),
-                number(v.history_length),
-                v.detector,
-            ]
-            for report, f in self.anomalies
-            for v in [f]
-        ]
-        headers = [
-            "partition",
-            "severity",
-            "group",
-            "metric",
-            "value",
-            "expected",
-            "history",
-            "detector",
-        ]
+        rows = [[report.when, *problem_row(v)] for report, v in self.anomalies]
+        headers = ["partition", *PROBLEM_HEADERS]
         return text_table(headers, rows) if rows else ""
 
 

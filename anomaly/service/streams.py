@@ -7,7 +7,7 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from anomaly.accuracy import Accuracy
 from anomaly.config.durations import format_duration
@@ -92,39 +92,25 @@ def stream_scan(runner: ScanSession, settings: ScanSettings, alert: bool = True)
     accuracy = plans[0].analyzer
     target = config.sources.get(accuracy.target) if isinstance(accuracy, Accuracy) else None
     frames: tuple[DataFrame, ...]
+    # What a window job of either kind needs: its windows, where verdicts go, its history.
+    common: dict[str, Any] = {
+        "window": stream.window,
+        "watermark": stream.watermark,
+        "repository": runner.repository,
+        "group_by": scan.group_by,
+        "tags": settings.tags,
+        "sinks": sinks,
+        "history_window": scan.history_window,
+        "alert_budget": settings.budget,
+    }
     if isinstance(accuracy, Accuracy) and target is not None and target.stream is not None:
         frames = (df, read_stream(runner.spark, accuracy.target, target))
-        job: WindowedStream = StreamingAccuracy(
-            name,
-            plans[0],
-            source_time=str(source.time_column),
-            target_time=str(target.time_column),
-            window=stream.window,
-            watermark=stream.watermark,
-            repository=runner.repository,
-            rows_path=stream.rows_path,
-            tolerance=stream.tolerance,
-            group_by=scan.group_by,
-            tags=settings.tags,
-            sinks=sinks,
-            history_window=scan.history_window,
-            alert_budget=settings.budget,
-        )
+        common |= {"rows_path": stream.rows_path, "tolerance": stream.tolerance}
+        common |= {"source_time": str(source.time_column), "target_time": str(target.time_column)}
+        job: WindowedStream = StreamingAccuracy(name, plans[0], **common)
     else:
         frames = (df,)
-        job = StreamingMetrics(
-            name,
-            plans,
-            time_column=str(source.time_column),
-            window=stream.window,
-            watermark=stream.watermark,
-            repository=runner.repository,
-            group_by=scan.group_by,
-            tags=settings.tags,
-            sinks=sinks,
-            history_window=scan.history_window,
-            alert_budget=settings.budget,
-        )
+        job = StreamingMetrics(name, plans, time_column=str(source.time_column), **common)
     return StreamScan(name, job, frames, stream.checkpoint, stream.trigger)
 
 

@@ -13,7 +13,7 @@ from anomaly.checks import CheckStatus
 from anomaly.engine.context import AnalyzerContext
 from anomaly.engine.differential import PartitionStates, metrics_from_states
 from anomaly.engine.differential.merge import keyed_states, merged_with
-from anomaly.engine.differential.partition_states import StateKey
+from anomaly.engine.differential.partition_states import StateKey, partitions_to_merge
 from anomaly.engine.runner import AnalysisRunner
 
 if TYPE_CHECKING:
@@ -61,10 +61,9 @@ def compute_contexts(
         return {g: metrics_from_states(a, stored, g) for g, a in needed.items()}
     assert data is not None
     differential = plan.sources is not None or plan.target is not None
-    stored = {}
-    if plan.sources is not None:
-        store, partitions = plan.sources
-        stored = store.read(partitions if partitions is not None else store.partitions())
+    # Settled before any Spark job: an overlap is refused, a replaced partition not merged.
+    chosen = partitions_to_merge(plan.sources, plan.target[:3] if plan.target else None)
+    stored = plan.sources[0].read(chosen) if plan.sources and chosen is not None else {}
     contexts = {}
     for grouping, analyzers in needed.items():
         runner = AnalysisRunner(spark).on_data(data).add_analyzers(analyzers).group_by(*grouping)

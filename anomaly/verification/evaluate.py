@@ -3,24 +3,30 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from anomaly.checks import (
     AnomalyConstraint,
     Check,
+    CheckLevel,
     Constraint,
     ConstraintResult,
     ConstraintStatus,
 )
+from anomaly.config.plans import MetricPlan
 from anomaly.engine.context import AnalyzerContext
+from anomaly.judging.history import series_frame
+from anomaly.judging.run import judge_run
 from anomaly.metrics import Metric
-from repository import AnomalyVerdict
-from repository.keys import canonical_key
+from repository import AnomalyVerdict, ResultKey
+from repository.keys import canonical_key, to_epoch_ms
 
 if TYPE_CHECKING:
-    from repository import MetricsRepository, ResultKey
+    from anomaly.config.metric_spec import Severity
+    from repository import MetricsRepository
 
 
 def evaluate_check(
@@ -42,6 +48,19 @@ def evaluate_check(
 
 def _metric_row(check: Check, constraint: Constraint, metric: Metric) -> ConstraintResult:
     status, message, value = constraint.evaluate(metric)
+    return _result(check, constraint, metric, status, message, value)
+
+
+def _result(
+    check: Check,
+    constraint: Constraint | AnomalyConstraint,
+    metric: Metric,
+    status: ConstraintStatus,
+    message: str | None,
+    value: float | None,
+    verdict: AnomalyVerdict | None = None,
+) -> ConstraintResult:
+    """The row of one constraint and one group."""
     return ConstraintResult(
         check=check.description,
         level=check.level,
@@ -52,6 +71,7 @@ def _metric_row(check: Check, constraint: Constraint, metric: Metric) -> Constra
         value=value,
         metric_id=metric.metric_id,
         group=metric.group,
+        verdict=verdict,
     )
 
 
@@ -65,20 +85,12 @@ def _anomaly_rows(
     """The rows of one anomaly constraint, one per group: the histories of all groups are read
     in one query and judged in one detector call (a grouped check over thousands of groups)."""
 
+    severity: Severity = "error" if check.level is CheckLevel.ERROR else "warning"
+
     def row(metric: Metric, status: ConstraintStatus, verdict: AnomalyVerdict) -> ConstraintResult:
         value = metric.value if isinstance(metric.value, int | float) else None
-        return ConstraintResult(
-            check=check.description,
-            level=check.level,
-            constraint=constraint.name,
-            predicate=constraint.predicate,
-            status=status,
-            message=verdict.detail,
-            value=value,
-            metric_id=metric.metric_id,
-            group=metric.group,
-            verdict=replace(verdict, value=value, group=dict(metric.group)),
-        )
+        verdict = replace(verdict, value=value, group=dict(metric.group))
+        return _result(check, constraint, metric, status, verdict.detail, value, verdict)
 
     def failure(metric: Metric, message: str | None) -> ConstraintResult:
         """A row whose metric could not be judged (an ``error`` verdict, no history read)."""
@@ -87,6 +99,7 @@ def _anomaly_rows(
             status="error",
             detector=constraint.detector_name,
             detail=message,
+            severity=severity,
         )
         return row(metric, ConstraintStatus.FAILURE, verdict)
 
@@ -101,9 +114,11 @@ def _anomaly_rows(
     if judged:
         assert repository is not None
         try:
-            verdicts = _judge(repository, constraint, [metrics[k] for k in judged], key)
+            verdicts = _judge(repository, constraint, [metrics[k] for k in judged], key, severity)
         except Exception:  # one group's data or a storage error: each group on its own then
-            verdicts = [_judge_alone(repository, constraint, metrics[k], key) for k in judged]
+            verdicts = [
+                _judge_alone(repository, constraint, metrics[k], key, severity) for k in judged
+            ]
         for k, verdict in zip(judged, verdicts, strict=True):
             metric = metrics[k]
             if isinstance(verdict, Exception):
@@ -135,10 +150,11 @@ def _judge_alone(
     constraint: AnomalyConstraint,
     metric: Metric,
     key: ResultKey | None,
+    severity: Severity,
 ) -> AnomalyVerdict | Exception:
     """One group's outcome, or the error that prevented it (which fails this group only)."""
     try:
-        return _judge(repository, constraint, [metric], key)[0]
+        return _judge(repository, constraint, [metric], key, severity)[0]
     except Exception as error:
         return error
 
@@ -148,28 +164,69 @@ def _judge(
     constraint: AnomalyConstraint,
     metrics: list[Metric],
     key: ResultKey | None,
+    severity: Severity,
 ) -> list[AnomalyVerdict | Exception]:
-    """The outcome of each metric (all of one metric id), or the error that prevented it."""
-    # Points annotated "excluded" (a fixed bad run, say) never serve as history.
+    """The outcome of each metric (all of one metric id), or the error that prevented it:
+    judged by ``judge_run`` as a scan's metrics are, on the histories of all groups read in
+    one query (``repository.histories``: excluded points left out; a group with several runs
+    at one time is an error of its own)."""
+    metric_id = metrics[0].metric_id
+    groups = [canonical_key(dict(m.group)) for m in metrics]
     stored = repository.histories(
-        metrics[0].metric_id,
+        metric_id,
         [m.group for m in metrics],
         tags=constraint.tags,
         after=constraint.after,
-        before=constraint.before,
+        before=_cut(constraint.before, key),
         exclude_annotated=True,
     )
     outcomes: dict[int, AnomalyVerdict | Exception] = {}
-    ready: dict[int, tuple[pd.Series, float]] = {}
-    for k, metric in enumerate(metrics):
-        history = stored[canonical_key(dict(metric.group))]
+    ready: dict[str, pd.Series] = {}
+    moments: dict[pd.Timestamp, list[int]] = {}
+    for k, group in enumerate(groups):
+        history = stored[group]
         if isinstance(history, Exception):
             outcomes[k] = history
-        else:
-            ready[k] = (history, float(cast(float, metric.value)))
-    if key is None:  # no run time: each value follows its history by one spacing
-        judged = [constraint.judge(history, value) for history, value in ready.values()]
-    else:  # at the run's time: it never sees itself (a re-run) nor later runs (a backfill)
-        judged = constraint.judge_many(list(ready.values()), key.timestamp)
-    outcomes.update(zip(ready, judged, strict=True))
+            continue
+        ready[group] = history
+        # Without a run time, the value follows its history by one spacing.
+        moment = pd.Timestamp(key.timestamp) if key else _following(history)
+        moments.setdefault(moment, []).append(k)
+    plan = MetricPlan(
+        constraint.analyzer,
+        constraint.detector,
+        constraint.detector_name,
+        severity,
+        constraint.min_history,
+    )
+    plans = {metric_id: plan}
+    for moment, judged in moments.items():
+        run = judge_run(
+            [next(metrics[k].records()) for k in judged],
+            plans,
+            repository,
+            ResultKey(moment, {}),
+            history=series_frame(metric_id, {groups[k]: ready[groups[k]] for k in judged}),
+            store=False,  # the suite stores the run with its outcomes, once
+        )
+        found = {canonical_key(dict(v.group)): v for v in run.verdicts}
+        outcomes.update({k: constraint.reported(found[groups[k]]) for k in judged})
     return [outcomes[k] for k in range(len(metrics))]
+
+
+def _cut(before: datetime | int | None, key: ResultKey | None) -> datetime | int | None:
+    """The end of the history of a run keyed `key`: strictly before the run's time, so that it
+    never sees itself (a re-run) nor later runs (a backfill; another writer's runs stored
+    since), which therefore cannot make its history ambiguous either."""
+    if key is None:
+        return before
+    end = to_epoch_ms(key.timestamp) - 1  # times are stored to the millisecond
+    return end if before is None else min(end, to_epoch_ms(before))
+
+
+def _following(history: pd.Series) -> pd.Timestamp:
+    """The time of a value without a run time: one (median) spacing after its history."""
+    times = pd.DatetimeIndex(history.index)
+    if len(times) >= 2:
+        return times[-1] + pd.Series(times[1:] - times[:-1]).median()
+    return times[-1] + pd.Timedelta(days=1) if len(times) else pd.Timestamp(0, tz="UTC")

@@ -46,6 +46,8 @@ class Dialect:
 
     name: str = "duckdb"
     store: str = "DuckDB database"
+    star_modifiers: bool = True
+    """Whether ``*`` takes ``EXCLUDE``/``REPLACE`` (else `star` lists the columns)."""
 
     def epoch_ms(self, ts: str) -> str:
         """Epoch milliseconds (``BIGINT``) of a ``TIMESTAMPTZ`` expression (sub-ms dropped)."""
@@ -97,6 +99,15 @@ class Dialect:
         >>> POSTGRES.star("v", ["a", "b", "c"], exclude=["b"], replace={"c": "c + 1"})
         'v."a", c + 1 AS "c"'
         """
+        if not self.star_modifiers:
+            prefix, computed = f"{alias}." if alias else "", replace or {}
+            return ", ".join(
+                f"{computed[name]} AS {_quoted(name)}"
+                if name in computed
+                else prefix + _quoted(name)
+                for name in columns
+                if name not in exclude
+            )
         star = f"{alias}.*" if alias else "*"
         if exclude:
             star += f" EXCLUDE ({', '.join(exclude)})"
@@ -149,6 +160,7 @@ class PostgresDialect(Dialect):
 
     name: str = "postgresql"
     store: str = "PostgreSQL schema"
+    star_modifiers: bool = False
 
     def epoch_ms(self, ts: str) -> str:
         return f"floor(extract(epoch FROM {ts}) * 1000)::BIGINT"
@@ -169,20 +181,6 @@ class PostgresDialect(Dialect):
     def map_value(self, column: str, key: str) -> str:
         # jsonb text has the database's collation: "C" sorts it by code point, as DuckDB does.
         return f'({column} ->> {key}) COLLATE "C"'
-
-    def star(
-        self,
-        alias: str,
-        columns: Sequence[str],
-        exclude: Collection[str] = (),
-        replace: Mapping[str, str] | None = None,
-    ) -> str:
-        prefix, computed = f"{alias}." if alias else "", replace or {}
-        return ", ".join(
-            f"{computed[name]} AS {_quoted(name)}" if name in computed else prefix + _quoted(name)
-            for name in columns
-            if name not in exclude
-        )
 
     def ddl(self, text: str) -> str:
         for pattern, replacement in _PG_TYPES:

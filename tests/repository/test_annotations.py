@@ -137,6 +137,30 @@ def test_annotated_history_and_the_sql_views_agree(repo: MetricsRepository) -> N
     assert flags == list(frame[["incident", "expected", "excluded"]].itertuples(index=False))
 
 
+def test_coverage_of_read_annotations_is_the_sql_rule(repo: MetricsRepository) -> None:
+    """The one coverage rule: what ``repo.coverage()`` says of each point (the app's readers)
+    is what the ``annotated_history`` view says (``covered_by``), scope by scope."""
+    _saved(repo, days=4)
+    repo.save(key(1, dataset="orders", env="dev"), [size(7.0)])
+    repo.annotate("incident", day(1), day(2), metric="Size(*)")
+    repo.annotate("expected", day(2), tags={"dataset": "orders", "env": "prod"})
+    repo.annotate("excluded", day(0), day(3), group={"country": "DE"})
+    repo.annotate("excluded", day(1), tags={"env": "dev"})
+    repo.annotate("incident", day(3), metric="Mean(price)", group={"country": "FR"})
+    coverage = repo.coverage()
+    with repo.sql() as cur:
+        rows = cur.execute(
+            "SELECT metric_id, group_values, tags, timestamp, incident, expected, excluded "
+            "FROM annotated_history ORDER BY timestamp, metric_id"
+        ).fetchall()
+    assert len(rows) == 13
+    kinds = ("incident", "expected", "excluded")
+    for metric_id, group, tags, at, *flags in rows:
+        expected = tuple(k for k, flag in zip(kinds, flags, strict=True) if flag)
+        assert coverage.kinds(metric_id, group or {}, at, tags) == expected, (metric_id, at, tags)
+    assert sum(any(row[4:]) for row in rows) >= 6  # most scopes cover something
+
+
 def test_annotations_survive_run_deletion_and_reopening(repo_location: str | Path) -> None:
     with MetricsRepository(repo_location) as repo:
         _saved(repo, days=2)

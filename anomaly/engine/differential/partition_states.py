@@ -155,3 +155,35 @@ def check_disjoint(partitions: Sequence[str]) -> list[str]:
             f"partitions {twice} are named more than once; partitions must be disjoint"
         )
     return list(partitions)
+
+
+def partitions_to_merge(
+    sources: tuple[PartitionStates, Sequence[str] | None] | None,
+    target: tuple[PartitionStates, str, bool] | None,
+) -> list[str] | None:
+    """The stored partitions of `sources` (store, chosen: default all) that a run's new data is
+    merged with (None: no merge), given the `target` (store, partition, replace) it stores
+    that data as. Settled before any Spark job: a `target` that has states is refused unless
+    `replace`, and a replaced partition is never merged, even when chosen (its stored states
+    and the new data that replaces them would both count).
+    """
+    written = None
+    if target is not None:
+        store, written, replace = target
+        if not replace and written in store.partitions():
+            raise StateError(
+                f"partitions {[written]} of dataset {store.dataset!r} already have states; "
+                "partitions must be disjoint: pass replace=True to replace them (a replaced "
+                "partition is left out of the merge)"
+            )
+    if sources is None:
+        return None
+    store, chosen = sources
+    names = store.partitions() if chosen is None else check_disjoint(chosen)
+    if target is None or not _same(store, target[0]):
+        return names
+    return [p for p in names if p != written]
+
+
+def _same(a: PartitionStates, b: PartitionStates) -> bool:
+    return a is b or (a.repository is b.repository and a.dataset == b.dataset)

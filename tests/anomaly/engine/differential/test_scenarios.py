@@ -189,3 +189,48 @@ def test_states_of_an_incompatible_version_are_refused(store: PartitionStates) -
     store.repository.states.replace_partitions("events", [old])
     with pytest.raises(StateError, match="state format 99"):
         store.read()
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize("via", ["runner", "suite"])
+def test_a_replaced_partition_is_not_merged_twice(
+    data: DataFrame, store: PartitionStates, via: str
+) -> None:
+    """Finding 12 of docs/security.md: aggregating with every partition, the replaced one
+    included, while replacing it counted its rows twice."""
+    load_partitions(data, store, DAYS)
+    replacement = part(data, "d2", "EU").where(F.col("k") > 5)
+    whole = data.where(~((F.col("day") == "d2") & (F.col("region") == "EU")))
+    whole = whole.unionByName(replacement)
+    everything = store.partitions()
+    assert "d2/EU" in everything
+    if via == "runner":
+        runner = AnalysisRunner().on_data(replacement).add_analyzers(ANALYZERS)
+        runner = runner.aggregate_with(store, everything)
+        merged = runner.save_states_with(store, "d2/EU", replace=True).run()
+    else:
+        suite = VerificationSuite().on_data(replacement).add_required_analyzers(ANALYZERS)
+        suite = suite.aggregate_with(store, everything)
+        merged = suite.save_states_with(store, "d2/EU", replace=True).run().metrics[0]
+    assert_same_metrics(merged, recompute(whole))
+    assert_same_metrics(metrics_from_states(ANALYZERS, store.read()), recompute(whole))
+
+
+@pytest.mark.faults
+def test_an_overlap_without_replace_is_refused_before_any_spark_job(
+    spark: SparkSession, data: DataFrame, store: PartitionStates
+) -> None:
+    load_partitions(data, store, ["d1"])
+    before = {s.metric_id: s.payload for s in store.repository.states.load("events", ["d1/EU"])}
+    runner = AnalysisRunner().on_data(part(data, "d1", "EU")).add_analyzers([Size()])
+    runner = runner.aggregate_with(store, store.partitions())
+    context, group = spark.sparkContext, "finding-12-overlap"
+    context.setLocalProperty("spark.jobGroup.id", group)
+    try:
+        with pytest.raises(StateError, match=r"\['d1/EU'\].*already have states.*replace=True"):
+            runner.save_states_with(store, "d1/EU").run()
+    finally:
+        context.setLocalProperty("spark.jobGroup.id", None)  # type: ignore[arg-type]
+    assert context.statusTracker().getJobIdsForGroup(group) == []
+    after = {s.metric_id: s.payload for s in store.repository.states.load("events", ["d1/EU"])}
+    assert after == before
