@@ -10,7 +10,8 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from importlib import import_module
+from typing import Any, cast
 
 from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import AnomalyError
@@ -21,6 +22,9 @@ EXIT_OK, EXIT_WARNING, EXIT_ERROR, EXIT_FAILURE = 0, 1, 2, 3
 EPILOG = "exit codes: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 failure"
 TIME = "ISO date or time, UTC unless it has an offset (2026-03-31, 2026-03-31T06:00Z), or "
 TIME += "now, today, yesterday"
+RUN = "anomaly.service.commands:"
+QUERY = "anomaly.service.query_commands:"
+"""Where the handlers live, imported only when their command runs (``handler_of``)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     common.add_argument("--debug", action="store_true", help="tracebacks and debug logging")
 
-    def command(name: str, text: str, handler: Callable[[argparse.Namespace], int]) -> Any:
+    def command(name: str, text: str, handler: str) -> Any:
         sub = commands.add_parser(
             name, help=text, description=text, epilog=EPILOG, parents=[common]
         )
@@ -43,10 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
         return sub
 
     from anomaly.report.cli import add_ui_arguments
-    from anomaly.service import commands as run
-    from anomaly.service import query_commands as query
 
-    scan = command("scan", "run scans once, store metrics and verdicts, alert", run.scan_command)
+    scan = command(
+        "scan", "run scans once, store metrics and verdicts, alert", RUN + "scan_command"
+    )
     _config_and_scans(scan)
     when = scan.add_mutually_exclusive_group()
     when.add_argument("--at", metavar="TIME", help=f"the scan's time (default now); {TIME}")
@@ -59,27 +63,27 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--format", choices=("text", "json"), default="text", help="output")
     scan.add_argument("--no-alerts", action="store_true", help="do not send alerts")
 
-    serve = command("serve", "run the scheduled scans until SIGTERM/SIGINT", run.serve_command)
+    serve = command("serve", "run the scheduled scans until SIGTERM/SIGINT", RUN + "serve_command")
     _config_and_scans(serve)
     add_ui_arguments(serve)
 
     fill = command(
         "backfill",
         "compute and judge past partitions (sources with a time_column)",
-        run.backfill_command,
+        RUN + "backfill_command",
     )
     _config_and_scans(fill)
     fill.add_argument("--since", metavar="TIME", help=f"first partition (default: all); {TIME}")
     fill.add_argument("--until", metavar="TIME", help="last partition (default: the last complete)")
 
-    history = command("history", "print a metric's series per group", query.history_command)
+    history = command("history", "print a metric's series per group", QUERY + "history_command")
     _repository(history)
     history.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
     _filters(history)
     _format(history)
 
     anomalies = command(
-        "anomalies", "list recent anomalies and failed metrics", query.anomalies_command
+        "anomalies", "list recent anomalies and failed metrics", QUERY + "anomalies_command"
     )
     _repository(anomalies)
     anomalies.add_argument("--metric", action="append", help="only this metric id (repeatable)")
@@ -95,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     _format(anomalies)
 
     plot = command(
-        "plot", "write a PNG of a metric's series, band and anomalies", query.plot_command
+        "plot", "write a PNG of a metric's series, band and anomalies", QUERY + "plot_command"
     )
     _repository(plot)
     plot.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
@@ -103,10 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("-o", "--output", metavar="FILE", help="PNG path (default: from METRIC)")
     plot.add_argument("--title", help="figure title (default: the metric id)")
 
-    check = command("validate-config", "check a config file (no Spark)", run.validate_command)
+    check = command("validate-config", "check a config file (no Spark)", RUN + "validate_command")
     check.add_argument("config", metavar="CONFIG", help="the YAML config file")
 
-    demo = command("demo", "run the whole loop on generated data (local Spark, DuckDB file)", _demo)
+    demo = command(
+        "demo",
+        "run the whole loop on generated data (local Spark, DuckDB file)",
+        "anomaly.cli:demo",
+    )
     demo.add_argument(
         "--dir",
         metavar="DIR",
@@ -172,7 +180,7 @@ def _format(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _demo(args: argparse.Namespace) -> int:
+def demo(args: argparse.Namespace) -> int:
     if args.monitors:
         from anomaly.demo_monitors import run_monitors_demo
 
@@ -194,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     debug = getattr(args, "debug", False)
     _logging(debug)
     try:
-        return int(args.handler(args))
+        return int(handler_of(args)(args))
     except KeyboardInterrupt:
         print(f"anomaly {args.command}: interrupted", file=sys.stderr)
         return EXIT_FAILURE
@@ -212,6 +220,16 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILURE
+
+
+def handler_of(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
+    """The sub-command's function, its module imported only now: a parser names its handler
+    as ``"module:function"`` so that ``anomaly history`` never imports what ``scan`` needs."""
+    handler = args.handler
+    if callable(handler):
+        return cast(Callable[[argparse.Namespace], int], handler)
+    module, _, name = str(handler).partition(":")
+    return cast(Callable[[argparse.Namespace], int], getattr(import_module(module), name))
 
 
 def _logging(debug: bool) -> None:

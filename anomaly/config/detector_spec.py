@@ -33,6 +33,7 @@ FATIGUE_CONTROLS: dict[str, Any] = {
 NONE = "none"
 """The detector type that turns detection off for a metric (it is only recorded)."""
 KNOWN = [*sorted(BUILTINS), *COMBINATIONS, *WRAPPERS, NONE]
+_UNBUILT = object()
 
 
 class DetectorSpec(ConfigModel):
@@ -59,7 +60,7 @@ class DetectorSpec(ConfigModel):
     params: dict[str, Any] = {}
     detectors: list[DetectorSpec] | None = None
     detector_: DetectorSpec | None = Field(default=None, alias="detector")
-    _built: Any = PrivateAttr(None)
+    _built: Any = PrivateAttr(default_factory=lambda: _UNBUILT)  # a default is deep-copied
 
     @model_validator(mode="before")
     @classmethod
@@ -80,12 +81,18 @@ class DetectorSpec(ConfigModel):
 
     @model_validator(mode="after")
     def _build(self) -> DetectorSpec:
-        self._built = self._construct()
+        # The default without parameters cannot fail to build: it is built on first use, so
+        # reading a config (validate-config, history -c) does not load its numba and scipy.
+        plain = not self.params and self.detectors is None and self.detector_ is None
+        if not (plain and self.type == "Adaptive"):
+            self._built = self._construct()
         return self
 
     @property
     def detector(self) -> Any:
         """The detector object (``None`` for type ``none``)."""
+        if self._built is _UNBUILT:
+            self._built = self._construct()
         return self._built
 
     def _construct(self) -> Any:
