@@ -33,7 +33,6 @@ FATIGUE_CONTROLS: dict[str, Any] = {
 NONE = "none"
 """The detector type that turns detection off for a metric (it is only recorded)."""
 KNOWN = [*sorted(BUILTINS), *COMBINATIONS, *WRAPPERS, NONE]
-_UNBUILT = object()
 
 
 class DetectorSpec(ConfigModel):
@@ -60,7 +59,8 @@ class DetectorSpec(ConfigModel):
     params: dict[str, Any] = {}
     detectors: list[DetectorSpec] | None = None
     detector_: DetectorSpec | None = Field(default=None, alias="detector")
-    _built: Any = PrivateAttr(default_factory=lambda: _UNBUILT)  # a default is deep-copied
+    _built: Any = PrivateAttr(None)
+    _is_built: bool = PrivateAttr(False)  # a flag, not a sentinel: copies and pickles keep it
 
     @model_validator(mode="before")
     @classmethod
@@ -85,14 +85,14 @@ class DetectorSpec(ConfigModel):
         # reading a config (validate-config, history -c) does not load its numba and scipy.
         plain = not self.params and self.detectors is None and self.detector_ is None
         if not (plain and self.type == "Adaptive"):
-            self._built = self._construct()
+            self._built, self._is_built = self._construct(), True
         return self
 
     @property
     def detector(self) -> Any:
         """The detector object (``None`` for type ``none``)."""
-        if self._built is _UNBUILT:
-            self._built = self._construct()
+        if not self._is_built:
+            self._built, self._is_built = self._construct(), True
         return self._built
 
     def _construct(self) -> Any:
