@@ -77,8 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     fill.add_argument("--until", metavar="TIME", help="last partition (default: the last complete)")
 
     history = command("history", "print a metric's series per group", QUERY + "history_command")
-    _repository(history)
-    history.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
+    _repository(history, metric=True)
     _filters(history)
     _format(history)
 
@@ -101,8 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     plot = command(
         "plot", "write a PNG of a metric's series, band and anomalies", QUERY + "plot_command"
     )
-    _repository(plot)
-    plot.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
+    _repository(plot, metric=True)
     plot.add_argument("--group", action="append", metavar="COLUMN=VALUE", help="one group only")
     plot.add_argument("-o", "--output", metavar="FILE", help="PNG path (default: from METRIC)")
     plot.add_argument("--title", help="figure title (default: the metric id)")
@@ -152,7 +150,8 @@ def _config_and_scans(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _repository(parser: argparse.ArgumentParser) -> None:
+def _repository(parser: argparse.ArgumentParser, metric: bool = False) -> None:
+    """Where the repository is (``-c`` or ``-r``), the run filters, and METRIC if asked."""
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
     where.add_argument(
@@ -163,6 +162,8 @@ def _repository(parser: argparse.ArgumentParser) -> None:
         "(the password from PGPASSWORD or ~/.pgpass)",
     )
     add_run_filters(parser)
+    if metric:
+        parser.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:

@@ -16,37 +16,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-VERDICT_FIELDS = (
-    "time",
-    "run_time",
-    "dataset",
-    "scan",
-    "metric",
-    "group",
-    "value",
-    "lower",
-    "upper",
-    "status",
-    "detector",
-    "score",
-    "detail",
-    "history",
-)
+_JUDGED = ("value", "lower", "upper", "status", "detector")
+_RUN = ("time", "run_time", "dataset", "scan", "metric", "group")
+VERDICT_FIELDS = (*_RUN, *_JUDGED, "score", "detail", "history")
 """A verdict: the judged point's time, its run's time, dataset and scan tags, the metric id,
 the group (column -> value), the value and expected band, status, detector, score, detail and
 the number of earlier points judged on."""
-POINT_FIELDS = (
-    "time",
-    "dataset",
-    "scan",
-    "metric",
-    "group",
-    "value",
-    "lower",
-    "upper",
-    "status",
-    "detector",
-)
+POINT_FIELDS = ("time", "dataset", "scan", "metric", "group", *_JUDGED)
 """A stored point of a series, with the band and status of its verdict (null when unjudged)."""
 OLD_NAMES = {"timestamp": "time", "metric_id": "metric", "history_length": "history"}
 """The repository's column names (and the CLI's JSON keys before one vocabulary) -> the JSON

@@ -136,7 +136,7 @@ def anomalies_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verdict_record(row: dict[str, Any], kind: str, marked: bool) -> dict[str, Any]:
+def _verdict_record(row: dict[Any, Any], kind: str, marked: bool) -> dict[str, Any]:
     """A verdict in the JSON vocabulary of the HTTP API (`VERDICT_FIELDS`); in CSV the group
     is one column per group column."""
     named = renamed(row)
