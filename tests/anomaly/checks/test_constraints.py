@@ -138,7 +138,7 @@ def test_failed_rows_say_why(result: VerificationResult) -> None:
         ("has_size fail", "Size(*) is 5, required >= 6"),
         ("is_unique fail", "Uniqueness(id) is 0.6, required == 1.0"),
         ("has_completeness fail", "Completeness(email) is 0.8, required >= 0.9"),
-        ("satisfies fail", "Compliance(big score) is 0.6, required >= 0.9"),
+        ("satisfies fail", "Compliance(big score: score > 1) is 0.8, required >= 0.9"),
     ],
 )
 def test_a_failed_rule_names_its_metric_value_and_what_was_allowed(
