@@ -15,8 +15,6 @@ from typing import Any, cast
 
 from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import AnomalyError
-from detectors import DetectorError
-from repository import RepositoryError
 
 EXIT_OK, EXIT_WARNING, EXIT_ERROR, EXIT_FAILURE = 0, 1, 2, 3
 EPILOG = "exit codes: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 failure"
@@ -207,20 +205,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"anomaly {args.command}: interrupted", file=sys.stderr)
         return EXIT_FAILURE
-    except (AnomalyError, RepositoryError, DetectorError, OSError) as error:
-        if debug:
-            raise
-        print(f"anomaly {args.command}: error: {error}", file=sys.stderr)
-        return EXIT_FAILURE
     except Exception as error:
         if debug:
             raise
+        if _expected(error):
+            print(f"anomaly {args.command}: error: {error}", file=sys.stderr)
+            return EXIT_FAILURE
         print(
             f"anomaly {args.command}: unexpected {type(error).__name__}: {error} "
             "(run with --debug for the traceback)",
             file=sys.stderr,
         )
         return EXIT_FAILURE
+
+
+def _expected(error: Exception) -> bool:
+    """An error raised on purpose, whose message is the whole story (no traceback needed).
+
+    The repository's and the detectors' error classes are imported here, once one was raised:
+    ``repository`` loads pandas and DuckDB, which ``validate-config`` does not need.
+    """
+    from detectors.errors import DetectorError
+    from repository.errors import RepositoryError
+
+    return isinstance(error, AnomalyError | RepositoryError | DetectorError | OSError)
 
 
 def handler_of(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:

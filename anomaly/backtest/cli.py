@@ -14,7 +14,6 @@ from typing import Any
 from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import ConfigurationError
 from detectors.errors import DetectorLoadError
-from detectors.registry import BUILTINS, detector_factory
 
 WRAPPERS = ("AlertFatigue", "AllOf", "AnyOf", "KOfLastN")
 """Detectors of detectors, by name (in ``detectors``)."""
@@ -124,6 +123,8 @@ def parse_detector(spec: str) -> Any:
     Traceback (most recent call last):
     anomaly.errors.ConfigurationError: detector 'Bogus(1)': unknown detector 'Bogus': use one of ...
     """
+    from detectors.registry import detector_factory
+
     text = spec.strip()
     try:
         path = re.fullmatch(r"([\w.]+:[\w.]+)\s*(?:\((.*)\))?", text, re.DOTALL)
@@ -141,6 +142,8 @@ def _factory(name: str) -> Any:
         import detectors
 
         return getattr(detectors, name)
+    from detectors.registry import BUILTINS
+
     if name in BUILTINS:
         return BUILTINS[name]
     known = ", ".join(sorted([*BUILTINS, *WRAPPERS]))

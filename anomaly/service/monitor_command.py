@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from anomaly.config.monitor_config import KINDS
 from anomaly.errors import ConfigurationError
 
 REPOSITORY_VARIABLE = "ANOMALY_REPOSITORY"
@@ -147,6 +146,8 @@ def config_of(args: argparse.Namespace) -> dict[str, Any]:
     >>> config["sources"], config["scans"]["orders"]["monitors"]
     ({'orders': {'path': '/data/orders.csv'}}, ['volume', 'schema'])
     """
+    from anomaly.config.monitor_config import KINDS  # pydantic models: not for --help
+
     if args.partition and not args.time_column:
         raise ConfigurationError("--partition needs --time-column")
     is_path = (

@@ -139,3 +139,9 @@ def test_serve_ui_without_scheduled_scans_starts_no_spark(project: Path) -> None
     assert process.returncode == 0, output
     assert "serving the UI only (no Spark)" in output
     assert "pyspark" not in output.lower() and "Traceback" not in output
+
+
+def test_the_suggest_formats_of_the_parser_are_the_renderers() -> None:
+    from anomaly.suggestion import cli, render
+
+    assert cli.FORMATS == render.FORMATS
