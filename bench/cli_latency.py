@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from common import print_table, write_results
 
@@ -84,7 +85,8 @@ def main() -> None:
                 runs.setdefault(name, {}).setdefault(label, []).append(
                     first_line(filled, checkout, demo)
                 )
-    rows, results = [], {}
+    rows: list[list[Any]] = []
+    results: dict[str, dict[str, dict[str, float]]] = {}
     for name, by_checkout in runs.items():
         medians = {
             label: {
@@ -100,7 +102,7 @@ def main() -> None:
         rows.append([name, before if before is not None else "-", after, ratio])
     floor = results["python3 -c pass"]["after"]["first_line_s"]
     for row in rows:
-        row.append(f"{row[2] - floor:.2f}")
+        row.append(f"{float(row[2]) - floor:.2f}")
     print(f"median of {args.runs} runs; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")  # fmt: skip
     print_table(["command", "before s", "after s", "speed-up", "after - floor s"], rows)
