@@ -18,7 +18,7 @@ from tests.test_docs import collect_page, doc_page
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["doc_page", "pytest_collect_file", "spark"]
+__all__ = ["doc_page", "pytest_collect_file", "pytest_collection_modifyitems", "spark"]
 
 
 @pytest.fixture(scope="session")
@@ -41,3 +41,11 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
 
 
 pytest_collect_file = collect_page
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Fault injection (frozen servers, full disks, kills) waits out timeouts by design: it is
+    slow too, so the fast lane (``-m 'not slow'``, README) leaves it to the full run."""
+    for item in items:
+        if item.get_closest_marker("faults") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

@@ -10,17 +10,19 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable
-from typing import Any
+from importlib import import_module
+from typing import Any, cast
 
 from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import AnomalyError
-from detectors import DetectorError
-from repository import RepositoryError
 
 EXIT_OK, EXIT_WARNING, EXIT_ERROR, EXIT_FAILURE = 0, 1, 2, 3
 EPILOG = "exit codes: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 failure"
 TIME = "ISO date or time, UTC unless it has an offset (2026-03-31, 2026-03-31T06:00Z), or "
 TIME += "now, today, yesterday"
+RUN = "anomaly.service.commands:"
+QUERY = "anomaly.service.query_commands:"
+"""Where the handlers live, imported only when their command runs (``handler_of``)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     common.add_argument("--debug", action="store_true", help="tracebacks and debug logging")
 
-    def command(name: str, text: str, handler: Callable[[argparse.Namespace], int]) -> Any:
+    def command(name: str, text: str, handler: str) -> Any:
         sub = commands.add_parser(
             name, help=text, description=text, epilog=EPILOG, parents=[common]
         )
@@ -43,10 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
         return sub
 
     from anomaly.report.cli import add_ui_arguments
-    from anomaly.service import commands as run
-    from anomaly.service import query_commands as query
 
-    scan = command("scan", "run scans once, store metrics and verdicts, alert", run.scan_command)
+    scan = command(
+        "scan", "run scans once, store metrics and verdicts, alert", RUN + "scan_command"
+    )
     _config_and_scans(scan)
     when = scan.add_mutually_exclusive_group()
     when.add_argument("--at", metavar="TIME", help=f"the scan's time (default now); {TIME}")
@@ -59,27 +61,26 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--format", choices=("text", "json"), default="text", help="output")
     scan.add_argument("--no-alerts", action="store_true", help="do not send alerts")
 
-    serve = command("serve", "run the scheduled scans until SIGTERM/SIGINT", run.serve_command)
+    serve = command("serve", "run the scheduled scans until SIGTERM/SIGINT", RUN + "serve_command")
     _config_and_scans(serve)
     add_ui_arguments(serve)
 
     fill = command(
         "backfill",
         "compute and judge past partitions (sources with a time_column)",
-        run.backfill_command,
+        RUN + "backfill_command",
     )
     _config_and_scans(fill)
     fill.add_argument("--since", metavar="TIME", help=f"first partition (default: all); {TIME}")
     fill.add_argument("--until", metavar="TIME", help="last partition (default: the last complete)")
 
-    history = command("history", "print a metric's series per group", query.history_command)
-    _repository(history)
-    history.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
+    history = command("history", "print a metric's series per group", QUERY + "history_command")
+    _repository(history, metric=True)
     _filters(history)
     _format(history)
 
     anomalies = command(
-        "anomalies", "list recent anomalies and failed metrics", query.anomalies_command
+        "anomalies", "list recent anomalies and failed metrics", QUERY + "anomalies_command"
     )
     _repository(anomalies)
     anomalies.add_argument("--metric", action="append", help="only this metric id (repeatable)")
@@ -95,18 +96,21 @@ def build_parser() -> argparse.ArgumentParser:
     _format(anomalies)
 
     plot = command(
-        "plot", "write a PNG of a metric's series, band and anomalies", query.plot_command
+        "plot", "write a PNG of a metric's series, band and anomalies", QUERY + "plot_command"
     )
-    _repository(plot)
-    plot.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
+    _repository(plot, metric=True)
     plot.add_argument("--group", action="append", metavar="COLUMN=VALUE", help="one group only")
     plot.add_argument("-o", "--output", metavar="FILE", help="PNG path (default: from METRIC)")
     plot.add_argument("--title", help="figure title (default: the metric id)")
 
-    check = command("validate-config", "check a config file (no Spark)", run.validate_command)
+    check = command("validate-config", "check a config file (no Spark)", RUN + "validate_command")
     check.add_argument("config", metavar="CONFIG", help="the YAML config file")
 
-    demo = command("demo", "run the whole loop on generated data (local Spark, DuckDB file)", _demo)
+    demo = command(
+        "demo",
+        "run the whole loop on generated data (local Spark, DuckDB file)",
+        "anomaly.cli:demo",
+    )
     demo.add_argument(
         "--dir",
         metavar="DIR",
@@ -144,7 +148,8 @@ def _config_and_scans(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _repository(parser: argparse.ArgumentParser) -> None:
+def _repository(parser: argparse.ArgumentParser, metric: bool = False) -> None:
+    """Where the repository is (``-c`` or ``-r``), the run filters, and METRIC if asked."""
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("-c", "--config", metavar="CONFIG", help="use the config's repository")
     where.add_argument(
@@ -155,6 +160,8 @@ def _repository(parser: argparse.ArgumentParser) -> None:
         "(the password from PGPASSWORD or ~/.pgpass)",
     )
     add_run_filters(parser)
+    if metric:
+        parser.add_argument("metric", metavar="METRIC", help="a metric id, e.g. 'Size(*)'")
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
@@ -172,7 +179,7 @@ def _format(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _demo(args: argparse.Namespace) -> int:
+def demo(args: argparse.Namespace) -> int:
     if args.monitors:
         from anomaly.demo_monitors import run_monitors_demo
 
@@ -194,24 +201,44 @@ def main(argv: list[str] | None = None) -> int:
     debug = getattr(args, "debug", False)
     _logging(debug)
     try:
-        return int(args.handler(args))
+        return int(handler_of(args)(args))
     except KeyboardInterrupt:
         print(f"anomaly {args.command}: interrupted", file=sys.stderr)
-        return EXIT_FAILURE
-    except (AnomalyError, RepositoryError, DetectorError, OSError) as error:
-        if debug:
-            raise
-        print(f"anomaly {args.command}: error: {error}", file=sys.stderr)
         return EXIT_FAILURE
     except Exception as error:
         if debug:
             raise
+        if _expected(error):
+            print(f"anomaly {args.command}: error: {error}", file=sys.stderr)
+            return EXIT_FAILURE
         print(
             f"anomaly {args.command}: unexpected {type(error).__name__}: {error} "
             "(run with --debug for the traceback)",
             file=sys.stderr,
         )
         return EXIT_FAILURE
+
+
+def _expected(error: Exception) -> bool:
+    """An error raised on purpose, whose message is the whole story (no traceback needed).
+
+    The repository's and the detectors' error classes are imported here, once one was raised:
+    ``repository`` loads pandas and DuckDB, which ``validate-config`` does not need.
+    """
+    from detectors.errors import DetectorError
+    from repository.errors import RepositoryError
+
+    return isinstance(error, AnomalyError | RepositoryError | DetectorError | OSError)
+
+
+def handler_of(args: argparse.Namespace) -> Callable[[argparse.Namespace], int]:
+    """The sub-command's function, its module imported only now: a parser names its handler
+    as ``"module:function"`` so that ``anomaly history`` never imports what ``scan`` needs."""
+    handler = args.handler
+    if callable(handler):
+        return cast(Callable[[argparse.Namespace], int], handler)
+    module, _, name = str(handler).partition(":")
+    return cast(Callable[[argparse.Namespace], int], getattr(import_module(module), name))
 
 
 def _logging(debug: bool) -> None:

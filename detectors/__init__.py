@@ -16,40 +16,47 @@ values before indexing, so a change is measured against the previous value prese
 
 from __future__ import annotations
 
-from detectors.adaptive import Adaptive
-from detectors.anomaly import Anomaly, Status
-from detectors.arima import SeasonalArima
-from detectors.base import (
-    Detector,
-    Interval,
-    SupportsDetect,
-    TimeAware,
-    as_detector,
-    for_times,
-)
-from detectors.batch_normal import BatchNormal
-from detectors.budget import AlertBudget, BudgetOutcome
-from detectors.change import AbsoluteChange, RelativeRateOfChange
-from detectors.compose import AllOf, AnyOf, KOfLastN
-from detectors.errors import (
-    DetectorError,
-    DetectorLoadError,
-    InvalidParameterError,
-    InvalidTimeError,
-)
-from detectors.evaluation import Evaluation
-from detectors.fatigue import AlertFatigue
-from detectors.forward import walk_forward
-from detectors.frame import detect_frame
-from detectors.holt_winters import HoltWinters
-from detectors.online_normal import OnlineNormal
-from detectors.registry import detector_factory, load_detector
-from detectors.robust import RobustMAD
-from detectors.seasonality import infer_period
-from detectors.series import Verdict, detect_series, is_newest_anomalous
-from detectors.spark import detect_frame_spark
-from detectors.threshold import SimpleThreshold
-from detectors.vectorised import Cell, MatrixDetector, MatrixResult
+from typing import TYPE_CHECKING
+
+from detectors.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from detectors.adaptive import Adaptive
+    from detectors.anomaly import Anomaly, Status
+    from detectors.arima import SeasonalArima
+    from detectors.base import (
+        Detector,
+        Interval,
+        SupportsDetect,
+        TimeAware,
+        as_detector,
+        for_times,
+    )
+    from detectors.batch_normal import BatchNormal
+    from detectors.budget import AlertBudget, BudgetOutcome
+    from detectors.change import AbsoluteChange, RelativeRateOfChange
+    from detectors.compose import AllOf, AnyOf, KOfLastN
+    from detectors.errors import (
+        DetectorError,
+        DetectorLoadError,
+        InvalidParameterError,
+        InvalidTimeError,
+    )
+    from detectors.evaluation import Evaluation
+    from detectors.fatigue import AlertFatigue
+    from detectors.forward import walk_forward
+    from detectors.frame import detect_frame
+    from detectors.holt_winters import HoltWinters
+    from detectors.online_normal import OnlineNormal
+    from detectors.registry import detector_factory, load_detector
+    from detectors.robust import RobustMAD
+    from detectors.seasonality import infer_period
+    from detectors.series import Verdict, detect_series, is_newest_anomalous
+    from detectors.spark import detect_frame_spark
+    from detectors.threshold import SimpleThreshold
+    from detectors.vectorised import Cell, MatrixDetector, MatrixResult
+else:
+    __getattr__, __dir__ = lazy_exports(__name__)
 
 __all__ = [
     "AbsoluteChange",

@@ -4,34 +4,47 @@ path ``"package.module:ClassName"`` for user detectors, plus keyword parameters.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from detectors.adaptive import Adaptive
-from detectors.arima import SeasonalArima
 from detectors.base import SupportsDetect
-from detectors.batch_normal import BatchNormal
-from detectors.change import AbsoluteChange, RelativeRateOfChange
 from detectors.errors import DetectorLoadError
-from detectors.holt_winters import HoltWinters
-from detectors.online_normal import OnlineNormal
-from detectors.robust import RobustMAD
-from detectors.threshold import SimpleThreshold
 
-BUILTINS: dict[str, type] = {
-    cls.__name__: cls
-    for cls in (
-        Adaptive,
-        SimpleThreshold,
-        OnlineNormal,
-        BatchNormal,
-        AbsoluteChange,
-        RelativeRateOfChange,
-        HoltWinters,
-        SeasonalArima,
-        RobustMAD,
-    )
-}
+
+class _Builtins(Mapping[str, type]):
+    """Built-in name -> class, each class imported on first use (``Adaptive`` loads numba and
+    scipy; a config naming no detector should not pay for them)."""
+
+    _modules = {
+        "Adaptive": "detectors.adaptive",
+        "SimpleThreshold": "detectors.threshold",
+        "OnlineNormal": "detectors.online_normal",
+        "BatchNormal": "detectors.batch_normal",
+        "AbsoluteChange": "detectors.change",
+        "RelativeRateOfChange": "detectors.change",
+        "HoltWinters": "detectors.holt_winters",
+        "SeasonalArima": "detectors.arima",
+        "RobustMAD": "detectors.robust",
+    }
+
+    def __getitem__(self, name: str) -> type:
+        if name not in self._modules:
+            raise KeyError(name)
+        found: type = getattr(importlib.import_module(self._modules[name]), name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+BUILTINS: Mapping[str, type] = _Builtins()
+"""The built-in detectors by name (``BUILTINS["OnlineNormal"]`` is the class)."""
 
 
 def detector_factory(spec: str) -> Callable[..., Any]:

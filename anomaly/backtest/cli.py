@@ -11,19 +11,12 @@ import ast
 import re
 from typing import Any
 
-from anomaly.backtest.run import FROM_REPOSITORY, backtest
 from anomaly.cli_options import add_group_filter, add_run_filters
 from anomaly.errors import ConfigurationError
-from detectors import AlertFatigue, AllOf, AnyOf, KOfLastN, detector_factory
 from detectors.errors import DetectorLoadError
-from detectors.registry import BUILTINS
 
-WRAPPERS: dict[str, Any] = {
-    "AlertFatigue": AlertFatigue,
-    "AllOf": AllOf,
-    "AnyOf": AnyOf,
-    "KOfLastN": KOfLastN,
-}
+WRAPPERS = ("AlertFatigue", "AllOf", "AnyOf", "KOfLastN")
+"""Detectors of detectors, by name (in ``detectors``)."""
 DEFAULT_DETECTORS = ("Adaptive()", "OnlineNormal(4, 4, ignore_anomalies=False)")
 TIME = "ISO date or time, UTC unless it has an offset (2026-03-31, 2026-03-31T06:00Z)"
 
@@ -58,7 +51,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--until", metavar="TIME", help="last point to judge (inclusive)")
     parser.add_argument(
         "--labels",
-        default=FROM_REPOSITORY,
+        default="repository",  # backtest.run.FROM_REPOSITORY, not imported: it loads numba
         metavar="SOURCE",
         help="'repository' (annotations, default), 'none', or a CSV file "
         "(kind,start,end,metric_id,group,note)",
@@ -84,6 +77,7 @@ def register(commands: Any) -> argparse.ArgumentParser:
 
 def backtest_command(args: argparse.Namespace) -> int:
     """Run the backtest the arguments describe and print it; returns the exit code."""
+    from anomaly.backtest.run import backtest
     from anomaly.config.loading import open_repository
     from anomaly.config.parameters import pairs
     from anomaly.config.periods import parse_time
@@ -129,6 +123,8 @@ def parse_detector(spec: str) -> Any:
     Traceback (most recent call last):
     anomaly.errors.ConfigurationError: detector 'Bogus(1)': unknown detector 'Bogus': use one of ...
     """
+    from detectors.registry import detector_factory
+
     text = spec.strip()
     try:
         path = re.fullmatch(r"([\w.]+:[\w.]+)\s*(?:\((.*)\))?", text, re.DOTALL)
@@ -143,7 +139,11 @@ def parse_detector(spec: str) -> Any:
 
 def _factory(name: str) -> Any:
     if name in WRAPPERS:
-        return WRAPPERS[name]
+        import detectors
+
+        return getattr(detectors, name)
+    from detectors.registry import BUILTINS
+
     if name in BUILTINS:
         return BUILTINS[name]
     known = ", ".join(sorted([*BUILTINS, *WRAPPERS]))

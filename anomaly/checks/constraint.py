@@ -126,7 +126,10 @@ class Constraint:
             return ConstraintStatus.FAILURE, message, shown
         if passed:
             return ConstraintStatus.SUCCESS, None, shown
-        message = f"Value: {_fmt(value)} does not meet the constraint requirement"
+        # The rule and the value, as a reader of the report needs them: which metric, what it
+        # was, what was allowed (Deequ's "does not meet the constraint requirement" said none).
+        subject = self.subject or self.analyzer.metric_id
+        message = f"{subject} is {_fmt(value)}, required {describe(self.assertion)}"
         if self.hint:
             message += f"! {self.hint}"
         return ConstraintStatus.FAILURE, message, shown

@@ -87,9 +87,12 @@ class DetectorSpec(ConfigModel):
 
     @model_validator(mode="after")
     def _build(self) -> DetectorSpec:
+        # The default without parameters cannot fail to build: it is built on first use, so
+        # reading a config (validate-config, history -c) does not load its numba and scipy.
+        plain = not self.params and self.detectors is None and self.detector_ is None
         if self._names_a_class():  # checked without calling anything; built on first use
             self._construct(dry=True)
-        else:
+        elif not (plain and self.type == "Adaptive"):
             self._built, self._is_built = self._construct(), True
         return self
 

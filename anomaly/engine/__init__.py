@@ -6,7 +6,16 @@ aggregation), ``context`` (AnalyzerContext: analyzer and group -> metric), ``dif
 (states per partition, merged instead of recomputed).
 """
 
-from anomaly.engine.context import AnalyzerContext
-from anomaly.engine.runner import AnalysisRunner, run_analyzers
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from detectors.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from anomaly.engine.context import AnalyzerContext
+    from anomaly.engine.runner import AnalysisRunner, run_analyzers
+else:
+    __getattr__, __dir__ = lazy_exports(__name__)
 
 __all__ = ["AnalysisRunner", "AnalyzerContext", "run_analyzers"]

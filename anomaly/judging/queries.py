@@ -79,6 +79,9 @@ VERDICT_COLUMNS = [
     "history_length",
     "detail",
     "annotations",
+    "run_time",
+    "dataset",
+    "score",
 ]
 
 
@@ -108,7 +111,8 @@ def verdict_rows(
         params.append(until)
     sql = (
         "SELECT timestamp, tags, metric_id, group_values, value, lower, upper, status, "
-        f"detector, history_length, detail FROM anomaly_results WHERE {' AND '.join(where)} "
+        f"detector, history_length, detail, run_timestamp, dataset, score FROM anomaly_results "
+        f"WHERE {' AND '.join(where)} "
         "ORDER BY timestamp DESC, metric_id"
     )
     with repo.sql() as cur:
@@ -120,7 +124,7 @@ def verdict_rows(
         if _subset(wanted_tags, row[1]) and _subset(wanted_group, row[3]):
             marks = ", ".join(coverage.kinds(row[2], row[3], row[0], row[1]))
             scan, key = row[1].get(SCAN_TAG), canonical_key(row[3])
-            kept.append((row[0], scan, row[2], key, *row[4:], marks))
+            kept.append((row[0], scan, row[2], key, *row[4:11], marks, *row[11:]))
     frame = pd.DataFrame(kept, columns=VERDICT_COLUMNS)
     frame["timestamp"] = pd.to_datetime(frame["timestamp"], utc=True)
     return frame

@@ -5,12 +5,20 @@
 repository. Importing this package starts no server and needs no Spark.
 """
 
-from anomaly.report import deliveries_section  # noqa: F401  (registers its section)
-from anomaly.report.page import render_page, write_report
-from anomaly.report.sections import ReportSection, register_section, unregister_section
-from anomaly.report.server import create_app
-from anomaly.report.serving import UIServer
-from anomaly.report.snapshot import collect_snapshot
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from detectors.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from anomaly.report.page import render_page, write_report
+    from anomaly.report.sections import ReportSection, register_section, unregister_section
+    from anomaly.report.server import create_app
+    from anomaly.report.serving import UIServer
+    from anomaly.report.snapshot import collect_snapshot
+else:
+    __getattr__, __dir__ = lazy_exports(__name__)
 
 __all__ = [
     "ReportSection",

@@ -14,11 +14,12 @@ with the counts in the ``X-Total-Points`` and ``X-Returned-Points`` headers.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
+from anomaly.judging.fields import iso_time
 from anomaly.judging.report import PROBLEMS
 from anomaly.report.downsampling import downsample
 from anomaly.report.encoding import number, plain
@@ -286,7 +287,7 @@ def annotation_rows(repo: MetricsRepository, params: Params) -> list[dict[str, A
     rows = []
     for annotation in found:
         row = annotation_row(annotation)
-        row["start"], row["end"] = _iso(annotation.start), _iso(annotation.end)
+        row["start"], row["end"] = iso_time(annotation.start), iso_time(annotation.end)
         row["group"] = None if annotation.group is None else dict(annotation.group)
         rows.append(row)
     return rows
@@ -302,7 +303,7 @@ def _fetch(cur: Cursor, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     rows = fetch_arrow(cur, sql, params).to_pylist()
     return [
         {
-            key: _iso(value)
+            key: iso_time(value)
             if isinstance(value, datetime)
             else _group(value)
             if key == "group"
@@ -313,15 +314,6 @@ def _fetch(cur: Cursor, sql: str, params: list[Any]) -> list[dict[str, Any]]:
         }
         for row in rows
     ]
-
-
-def _iso(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
-    return str(value)
 
 
 def _group(values: Any) -> dict[str, Any]:

@@ -51,7 +51,7 @@ def report_command(args: argparse.Namespace) -> int:
 
 def add_ui_arguments(parser: argparse.ArgumentParser) -> None:
     """``--ui [HOST:PORT]`` and ``--ui-token-env`` for ``anomaly serve``."""
-    from anomaly.report.serving import DEFAULT_ADDRESS, TOKEN_VARIABLE
+    from anomaly.report.ui_defaults import DEFAULT_ADDRESS, TOKEN_VARIABLE
 
     parser.add_argument(
         "--ui",

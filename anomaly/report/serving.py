@@ -21,11 +21,11 @@ from anomaly.errors import ConfigurationError
 from anomaly.report.connections import ConnectionGuard, ConnectionLimits
 from anomaly.report.health import DEFAULT_DEADLINE, HealthCheck
 from anomaly.report.server import LOOPBACK_HOSTS, create_app
+from anomaly.report.ui_defaults import DEFAULT_ADDRESS as DEFAULT_ADDRESS  # re-exported
+from anomaly.report.ui_defaults import TOKEN_VARIABLE
 from repository import MetricsRepository
 
 LOG = logging.getLogger("anomaly.report")
-DEFAULT_ADDRESS = "127.0.0.1:8080"
-TOKEN_VARIABLE = "ANOMALY_UI_TOKEN"
 
 
 def parse_address(text: str) -> tuple[str, int]:

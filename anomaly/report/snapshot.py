@@ -15,6 +15,7 @@ import pandas as pd
 
 from anomaly.judging.report import PROBLEMS
 from anomaly.judging.tables import group_label
+from anomaly.report import deliveries_section  # noqa: F401  (registers its section)
 from anomaly.report.encoding import number, plain
 from anomaly.report.overview import dataset_rows, scan_rows
 from anomaly.report.reading import KNOWN_VERDICT_COLUMNS, RepositoryContents, read_contents

@@ -3,17 +3,26 @@
 Importing it does not start Spark; only running a scan does.
 """
 
-from anomaly.config.config import ScanConfig, ServiceConfig
-from anomaly.config.loading import load_config
-from anomaly.config.plans import MetricPlan
-from anomaly.config.problems import ConfigFileError, Problem
-from anomaly.judging.report import Finding, ScanReport, ScanStatus
-from anomaly.judging.sinks import AlertDeliveryError, dispatch
-from anomaly.service.backfill import BackfillReport, backfill
-from anomaly.service.progress import Progress
-from anomaly.service.reading import SourceError
-from anomaly.service.scan import ScanRunner
-from anomaly.service.scheduler import ScanService
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from detectors.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from anomaly.config.config import ScanConfig, ServiceConfig
+    from anomaly.config.loading import load_config
+    from anomaly.config.plans import MetricPlan
+    from anomaly.config.problems import ConfigFileError, Problem
+    from anomaly.judging.report import Finding, ScanReport, ScanStatus
+    from anomaly.judging.sinks import AlertDeliveryError, dispatch
+    from anomaly.service.backfill import BackfillReport, backfill
+    from anomaly.service.progress import Progress
+    from anomaly.service.reading import SourceError
+    from anomaly.service.scan import ScanRunner
+    from anomaly.service.scheduler import ScanService
+else:
+    __getattr__, __dir__ = lazy_exports(__name__)
 
 __all__ = [
     "AlertDeliveryError",

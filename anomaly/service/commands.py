@@ -7,25 +7,30 @@ import json
 import logging
 import signal
 import sys
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from anomaly.config.config import ServiceConfig
 from anomaly.config.durations import format_duration
 from anomaly.config.loading import load_config
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
-from anomaly.judging.report import ScanStatus
-from anomaly.service.backfill import backfill
-from anomaly.service.progress import Progress
-from anomaly.service.scan import ScanRunner
-from anomaly.service.scheduler import ScanService
-from anomaly.service.session import StopRequested, stop_signals
 from repository.backends import describe
+
+if TYPE_CHECKING:  # the scan machinery (Spark) is imported by the commands that run scans
+    from anomaly.config.config import ServiceConfig
+    from anomaly.judging.report import ScanReport
+    from anomaly.service.scan import ScanRunner
+    from anomaly.service.session import StopRequested
 
 LOG = logging.getLogger("anomaly.service")
 
 
 def runner_for(args: argparse.Namespace) -> ScanRunner:
     """The config's scan runner, with progress on stderr unless ``--quiet``."""
+    from anomaly.service.progress import Progress
+    from anomaly.service.scan import ScanRunner
+
     config = load_config(args.config)
     for name in args.scan or []:
         config.scan(name)  # an unknown name fails before Spark starts
@@ -36,6 +41,8 @@ def runner_for(args: argparse.Namespace) -> ScanRunner:
 
 def scan_command(args: argparse.Namespace) -> int:
     """Run scans once; exit with the worst status (0 ok, 1 warning, 2 error, 3 failed)."""
+    from anomaly.service.session import StopRequested, stop_signals
+
     runner = runner_for(args)
     at = parse_time(args.at) if args.at else None
     partition = parse_time(args.partition) if args.partition else None
@@ -57,11 +64,14 @@ def scan_command(args: argparse.Namespace) -> int:
             table = report.table(indent="  ")
             if table:
                 print(table)
-    return int(max(r.status for r in reports))
+    return _exit(args, reports)
 
 
 def backfill_command(args: argparse.Namespace) -> int:
     """Compute and judge past partitions; 0 when stored (past anomalies are listed), else 3."""
+    from anomaly.service.backfill import backfill
+    from anomaly.service.session import StopRequested, stop_signals
+
     runner = runner_for(args)
     config = runner.config
     names = args.scan or [n for n, s in config.scans.items() if _timed(config, s.source)]
@@ -70,7 +80,7 @@ def backfill_command(args: argparse.Namespace) -> int:
     since = parse_time(args.since) if args.since else None
     until = parse_time(args.until) if args.until else None
     _ = runner.spark
-    status = ScanStatus.OK
+    reports = []
     try:
         with stop_signals():
             for name in names:
@@ -79,10 +89,13 @@ def backfill_command(args: argparse.Namespace) -> int:
                 table = report.table()
                 if table:
                     print(table)
-                status = max(status, report.status)
+                reports.append(report)
     except StopRequested as stop:
         return stopped("backfill", stop)
-    return int(status)
+    failed = [f"{r.scan}: {r.error}" for r in reports if r.error is not None]
+    if failed:  # past anomalies do not fail a backfill; an error does, and says which
+        print(f"anomaly backfill: exit 3 (failed): {'; '.join(failed)}", file=sys.stderr)
+    return int(max((r.status for r in reports), default=0))
 
 
 def stopped(command: str, stop: StopRequested) -> int:
@@ -93,9 +106,24 @@ def stopped(command: str, stop: StopRequested) -> int:
 
 
 def serve_command(args: argparse.Namespace) -> int:
-    """Run the scheduled scans until SIGTERM/SIGINT (with ``--ui``, the web UI beside them)."""
+    """Run the scheduled scans until SIGTERM/SIGINT (with ``--ui``, the web UI beside them).
+
+    With ``--ui`` and no scheduled or streaming scan, only the UI is served: no Spark starts.
+    """
     from anomaly.report.cli import start_ui
     from anomaly.report.health import scheduler_running
+
+    config = load_config(args.config)
+    chosen = [config.scan(name) for name in args.scan or config.scans]
+    if getattr(args, "ui", None) and not any(s.schedule or s.stream for s in chosen):
+        ui = start_ui(args, config.repository)
+        LOG.info("no scheduled scan: serving the UI only (no Spark)")
+        try:
+            _wait_for_signal()
+        finally:
+            ui.stop()
+        return 0
+    from anomaly.service.scheduler import ScanService
 
     runner = runner_for(args)
     service = ScanService(runner, args.scan)
@@ -113,6 +141,16 @@ def serve_command(args: argparse.Namespace) -> int:
     finally:
         if ui is not None:
             ui.stop()
+
+
+def _wait_for_signal() -> None:
+    """Block until SIGTERM or SIGINT."""
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    while not stop.wait(1.0):
+        pass
+    LOG.info("stopped")
 
 
 def validate_command(args: argparse.Namespace) -> int:
@@ -134,6 +172,16 @@ def validate_command(args: argparse.Namespace) -> int:
     for warning in config.warnings:  # e.g. an alert's unset variable: only sending needs it
         print(f"warning: {warning.render()}", file=sys.stderr)
     return 0
+
+
+def _exit(args: argparse.Namespace, reports: Sequence[ScanReport]) -> int:
+    """The worst status as the exit code, its reasons said on stderr."""
+    from anomaly.service.exit_reason import exit_reason
+
+    reason = exit_reason(args.command, reports)
+    if reason:
+        print(reason, file=sys.stderr)
+    return int(max((r.status for r in reports), default=0))
 
 
 def _timed(config: ServiceConfig, source: str) -> bool:

@@ -16,7 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from anomaly.config.monitor_config import KINDS
 from anomaly.errors import ConfigurationError
 
 REPOSITORY_VARIABLE = "ANOMALY_REPOSITORY"
@@ -27,9 +26,13 @@ def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``monitor`` sub-command to an argparse sub-parsers object."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "monitor",
-        help="monitor a table's volume, freshness, schema and columns (no config needed)",
-        description="Measure and judge PATH_OR_TABLE's volume, freshness, schema changes and "
-        "column health; history goes to the default repository.",
+        help="judge yesterday's partition of a table (--at TIME for another): volume, "
+        "freshness, schema and columns, no config needed",
+        description="Judge yesterday's partition of PATH_OR_TABLE (with --time-column: the last "
+        "complete day, or hour; without, the whole table as of now) for volume, freshness, "
+        "schema changes and column health; history goes to the default repository. For "
+        "historical data give --at with the partition's start (--at 2026-03-31), or --backfill "
+        "to judge every earlier partition first.",
         epilog="exit codes: 0 ok, 1 warnings, 2 anomalies or errors at ERROR level, 3 failure",
     )
     parser.add_argument(
@@ -97,6 +100,7 @@ def monitor_command(args: argparse.Namespace) -> int:
     from anomaly.config.problems import from_pydantic
     from anomaly.monitors.explain import explain
     from anomaly.service.backfill import backfill
+    from anomaly.service.exit_reason import exit_reason
     from anomaly.service.progress import Progress
     from anomaly.service.scan import ScanRunner
 
@@ -120,12 +124,15 @@ def monitor_command(args: argparse.Namespace) -> int:
     report = runner.run(name, at=None if timed else at, period=at if timed else None, alert=False)
     if args.format == "json":
         print(json.dumps(report.to_dict(), indent=2))
-        return int(report.status)
-    print(report.headline())
-    for finding in report.problems:
-        for line in explain(finding, report, runner.repository, runner.tags(name)):
-            print(f"  {line}")
-    progress.step(f"history in {runner.repository.path}")
+    else:
+        print(report.headline())
+        for finding in report.problems:
+            for line in explain(finding, report, runner.repository, runner.tags(name)):
+                print(f"  {line}")
+        progress.step(f"history in {runner.repository.path}")
+    reason = exit_reason("monitor", [report])
+    if reason:
+        print(reason, file=sys.stderr)
     return int(report.status)
 
 
@@ -139,6 +146,8 @@ def config_of(args: argparse.Namespace) -> dict[str, Any]:
     >>> config["sources"], config["scans"]["orders"]["monitors"]
     ({'orders': {'path': '/data/orders.csv'}}, ['volume', 'schema'])
     """
+    from anomaly.config.monitor_config import KINDS  # pydantic models: not for --help
+
     if args.partition and not args.time_column:
         raise ConfigurationError("--partition needs --time-column")
     is_path = (

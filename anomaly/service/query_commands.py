@@ -14,6 +14,7 @@ import pandas as pd
 from anomaly.config.loading import open_repository
 from anomaly.config.parameters import pairs
 from anomaly.config.periods import parse_time
+from anomaly.judging.fields import VERDICT_FIELDS, iso_time, renamed
 from anomaly.judging.history import group_of
 from anomaly.judging.queries import metric_points, verdict_rows
 from anomaly.judging.report import PROBLEMS
@@ -51,17 +52,16 @@ def history_command(args: argparse.Namespace) -> int:
             rows = [[_time(t), g, number(v), *(a for _ in extra)] for t, g, v, a in points]
             print(text_table(["timestamp", "group", "value", *extra], rows))
         return 0
-    records = [
-        {
-            "timestamp": t.isoformat(),
-            **group_of(g),
-            "value": v,
-            **({"annotations": _marks(a, args.format)} if marked else {}),
-        }
-        for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(
-            index=False
-        )
-    ]
+    records = []
+    for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(index=False):
+        # The HTTP API's names (`POINT_FIELDS`): a group object in JSON, its columns in CSV.
+        values = group_of(g)
+        record = {"time": iso_time(t.to_pydatetime()), "metric": args.metric}
+        record.update({"group": values} if args.format == "json" else values)
+        record["value"] = v
+        if marked:
+            record["annotations"] = _marks(a, args.format)
+        records.append(record)
     _emit(records, args.format)
     return 0
 
@@ -97,44 +97,28 @@ def anomalies_command(args: argparse.Namespace) -> int:
         statuses = None
     since, until = _bounds(args)
     frame = verdict_rows(repo, args.metric, tags, group, statuses, since, until).head(args.limit)
-    marked = bool((frame["annotations"] != "").any())
-    if not marked:  # annotations get a column only when a shown verdict has one
-        frame = frame.drop(columns="annotations")
+    marked = bool((frame["annotations"] != "").any())  # a column only when a verdict has one
     if args.format != "table":
-        records = []
-        for row in frame.to_dict("records"):
-            record = {str(k): v for k, v in row.items()}
-            record["timestamp"] = row["timestamp"].isoformat()
-            if marked:
-                record["annotations"] = _marks(row["annotations"], args.format)
-            values = group_of(row["group"])
-            if args.format == "json":
-                record["group"] = values
-            else:  # CSV: one column per group column
-                del record["group"]
-                record.update(values)
-            records.append(record)
-        _emit(records, args.format)
+        _emit([_verdict_record(row, args.format, marked) for row in frame.to_dict("records")],
+              args.format)  # fmt: skip
         return 0
     if frame.empty:
         print("no verdicts match (anomalies and failed metrics are shown unless --status)")
         return 0
     rows = [
         [
-            _time(when),
-            scan or "-",
-            group_label(group_of(group)),
-            metric,
-            status,
-            number(value),
-            band(lower, upper),
-            number(history),
-            detector,
-            *rest[1:],
+            _time(row["timestamp"]),
+            row["scan"] or "-",
+            group_label(group_of(row["group"])),
+            row["metric_id"],
+            row["status"],
+            number(row["value"]),
+            band(row["lower"], row["upper"]),
+            number(row["history_length"]),
+            row["detector"],
+            *([row["annotations"]] if marked else []),
         ]
-        for when, scan, metric, group, value, lower, upper, status, detector, history, *rest in (
-            frame.itertuples(index=False, name=None)
-        )
+        for row in frame.to_dict("records")
     ]
     headers = [
         "time",
@@ -150,6 +134,22 @@ def anomalies_command(args: argparse.Namespace) -> int:
     ]
     print(text_table(headers, rows))
     return 0
+
+
+def _verdict_record(row: dict[Any, Any], kind: str, marked: bool) -> dict[str, Any]:
+    """A verdict in the JSON vocabulary of the HTTP API (`VERDICT_FIELDS`); in CSV the group
+    is one column per group column."""
+    named = renamed(row)
+    named["time"] = iso_time(row["timestamp"].to_pydatetime())
+    named["run_time"] = iso_time(_moment(row["run_time"]))
+    record = {field: named[field] for field in VERDICT_FIELDS}
+    record["group"] = group_of(row["group"])
+    if marked:
+        record["annotations"] = _marks(row["annotations"], kind)
+    if kind == "csv":
+        values = record.pop("group")
+        record.update(values)
+    return record
 
 
 def plot_command(args: argparse.Namespace) -> int:
@@ -202,3 +202,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, np.integer):
         return int(value)
     return value
+
+
+def _moment(value: Any) -> Any:
+    """A stored time as a datetime (pandas gives Timestamps, and NaT for none)."""
+    return None if value is None or pd.isna(value) else pd.Timestamp(value).to_pydatetime()

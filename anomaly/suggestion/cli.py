@@ -9,12 +9,13 @@ from typing import Any
 from anomaly.errors import ConfigurationError
 
 READERS = ("csv", "parquet", "json")
+FORMATS = ("code", "json", "table")
+"""``render.FORMATS``, named here: importing ``render`` loads the analyzers and pandas, which
+``anomaly --help`` does not need (tests/anomaly/test_cli_imports.py checks they agree)."""
 
 
 def register(commands: Any) -> argparse.ArgumentParser:
     """Add the ``suggest`` sub-command to an argparse sub-parsers object."""
-    from anomaly.suggestion.render import FORMATS
-
     parser: argparse.ArgumentParser = commands.add_parser(
         "suggest",
         help="suggest data-quality constraints for a data set (Deequ's rules)",

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from anomaly.suggestion.evaluation import Coverage
-from anomaly.suggestion.runner import SuggestionResult
 from anomaly.suggestion.suggestion import CHECK, Suggestion, literal
+
+if TYPE_CHECKING:  # the CLI reads FORMATS without loading the profiler and its models
+    from anomaly.suggestion.evaluation import Coverage
+    from anomaly.suggestion.runner import SuggestionResult
 
 FORMATS = ("code", "json", "table")
 

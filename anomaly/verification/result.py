@@ -163,7 +163,8 @@ class VerificationResult:
         if self.status.severity >= threshold.severity:
             failing = [r for r in self.rows if r.failed]
             lines = [
-                f"- {r.check}: {r.constraint} {dict(r.group) or ''} {r.message}" for r in failing
+                f"- {r.check}: {r.constraint}{f' {dict(r.group)}' if r.group else ''}: {r.message}"
+                for r in failing
             ]
             raise VerificationFailed(
                 f"verification {self.status.value}: {len(failing)} constraint(s) failed\n"

@@ -91,7 +91,12 @@ def test_scan_exit_codes(project: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().out.startswith("daily 2026-03-05: 0 anomalies (3 metrics x 2")
 
     assert main(["scan", config, "--partition", "2026-03-06", "--no-alerts", "-q"]) == 2
-    out = capsys.readouterr().out.splitlines()
+    out, err = capsys.readouterr()
+    reasons = err.splitlines()
+    assert reasons[0] == "anomaly scan: exit 2 (anomalies or errors at ERROR level):"
+    assert reasons[1].startswith("  daily 2026-03-06: ERROR anomaly Size(*) country=FR: 2, expe")
+    assert reasons[2].startswith("  daily 2026-03-06: WARNING anomaly Completeness(price) countr")
+    out = out.splitlines()
     assert out[0].startswith("daily 2026-03-06: 2 anomalies (3 metrics x 2 groups, ")
     assert out[1].split() == ["severity", "group", "metric", "value", "expected", "history",
                               "detector"]  # fmt: skip
@@ -103,16 +108,26 @@ def test_scan_exit_codes(project: Path, tmp_path: Path, capsys: pytest.CaptureFi
     warning = write_config(project.parent, text, "warning.yml")
     assert main(["scan", str(warning), "--partition", "2026-03-06", "--format", "json", "-q",
                  "--no-alerts"]) == 1  # fmt: skip
-    [report] = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    [report] = json.loads(out)
     assert (report["status"], report["problems"][0]["severity"]) == ("warning", "warning")
+    assert err.startswith("anomaly scan: exit 1 (warnings):\n  daily 2026-03-06: WARNING anomaly")
+
+    assert main(["scan", config, "--partition", "2026-03-09", "--no-alerts", "-q"]) == 1
+    assert capsys.readouterr().err == (
+        "anomaly scan: exit 1 (warnings): daily 2026-03-09: no rows in events for 2026-03-09\n"
+    )
 
     missing = write_config(tmp_path, project.read_text().replace("events.parquet", "nope.parquet"))
     assert main(["scan", str(missing), "--partition", "2026-03-06", "-q"]) == 3
-    assert "FAILED: source 'events': cannot read parquet" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "FAILED: source 'events': cannot read parquet" in out
+    assert err.startswith("anomaly scan: exit 3 (a scan failed): daily 2026-03-06: failed: source")
     assert main(["scan", config, "--scan", "dialy"]) == 3
     assert "unknown scan 'dialy' (did you mean 'daily'?)" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a second JVM
 def test_scan_in_a_subprocess_exits_2_on_an_anomaly(project: Path) -> None:
     done = run("scan", str(project), "--partition", "2026-03-06", "--no-alerts", cwd=project.parent)
     assert done.returncode == 2, done.stderr
@@ -133,17 +148,18 @@ def test_history_in_three_formats(project: Path, capsys: pytest.CaptureFixture[s
     assert main(["history", "-c", config, "Size(*)", "--group", "country=FR", "--since",
                  "2026-03-04", "--until", "2026-03-05", "--format", "csv"]) == 0  # fmt: skip
     assert capsys.readouterr().out.splitlines() == [
-        "timestamp,country,value",
-        "2026-03-04T00:00:00+00:00,FR,11.0",
-        "2026-03-05T00:00:00+00:00,FR,10.0",
+        "time,metric,country,value",
+        "2026-03-04T00:00:00Z,Size(*),FR,11.0",
+        "2026-03-05T00:00:00Z,Size(*),FR,10.0",
     ]
     repo = str(MetricsRepository(project.parent / "metrics.duckdb").path)
     assert main(["history", "-r", repo, "--scan", "daily", "Mean(price)", "--format", "json",
                  "--since", "2026-03-05", "--until", "2026-03-05"]) == 0  # fmt: skip
     points = json.loads(capsys.readouterr().out)
-    assert [(p["country"], p["timestamp"]) for p in points] == [
-        ("DE", "2026-03-05T00:00:00+00:00"), ("FR", "2026-03-05T00:00:00+00:00"),
-    ]  # fmt: skip
+    assert [(p["group"], p["time"], p["metric"]) for p in points] == [
+        ({"country": "DE"}, "2026-03-05T00:00:00Z", "Mean(price)"),
+        ({"country": "FR"}, "2026-03-05T00:00:00Z", "Mean(price)"),
+    ]
     assert main(["history", "-c", config, "Size"]) == 3
     assert "unknown metric 'Size' (did you mean 'Size(*)'?); stored metrics: " in (
         capsys.readouterr().err
@@ -211,3 +227,15 @@ def test_the_parser_wires_the_suggest_command_when_present() -> None:
         assert "suggest" not in choices
     else:
         assert "suggest" in choices
+
+
+def test_monitor_help_says_it_judges_yesterday_and_how_to_judge_history(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--help"]) == 0
+    (listed,) = [line for line in capsys.readouterr().out.splitlines() if "monitor  " in line]
+    assert "judge yesterday's partition" in listed and "--at TIME" in listed
+    assert main(["monitor", "--help"]) == 0
+    description = capsys.readouterr().out.split("\n\n")[1]
+    assert description.startswith("Judge yesterday's partition of PATH_OR_TABLE")
+    assert "For historical data give --at" in " ".join(description.split())

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 SCRIPT = textwrap.dedent(
     """
     import json
@@ -36,6 +38,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a Spark Connect server
 def test_runner_works_on_a_spark_connect_session() -> None:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300, check=False

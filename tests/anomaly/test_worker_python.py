@@ -8,8 +8,10 @@ the per-group fan-out (``applyInPandas``) fails with ``ModuleNotFoundError``.
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -48,12 +50,24 @@ def make_venv(path: Path, *options: str) -> Path:
     return path / "bin"
 
 
+def see_these_packages(venv: Path) -> None:
+    """Let `venv` import what this interpreter imports (pandas, pyarrow, pyspark), wherever
+    that is: the base interpreter (CI) or a venv of its own (the README's, not activated).
+    ``--system-site-packages`` would only reach the base interpreter's packages."""
+    paths = dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"]])
+    (site_packages(venv) / "these-packages.pth").write_text("\n".join(paths) + "\n")
+
+
+def site_packages(venv: Path) -> Path:
+    return (
+        venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    )
+
+
 def install(venv: Path, package: str, source: str, script: str) -> Path:
     """The package into the venv's site-packages and its console script into its bin, as an
     installer lays them out (no build tools needed)."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    site = venv / "lib" / version / "site-packages"
-    (site / f"{package}.py").write_text(source)
+    (site_packages(venv) / f"{package}.py").write_text(source)
     entry = venv / "bin" / script
     entry.write_text(
         f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom {package} import main\nsys.exit(main())\n"
@@ -65,7 +79,8 @@ def install(venv: Path, package: str, source: str, script: str) -> Path:
 @pytest.mark.slow
 def test_console_script_of_a_non_activated_venv(tmp_path: Path) -> None:
     app = tmp_path / "app"
-    make_venv(app, "--system-site-packages")
+    make_venv(app)
+    see_these_packages(app)
     # What PATH's python3 is under cron on many hosts: an interpreter without pandas/pyspark.
     bare = make_venv(tmp_path / "bare")
     script = install(app, "nightly_checks", JOB, "nightly-checks")

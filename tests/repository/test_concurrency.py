@@ -16,6 +16,7 @@ from tests.repository.conftest import mean, size
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # 1,000 runs
 def test_four_processes_saving_250_runs_each_lose_nothing(repo_path: Path) -> None:
     MetricsRepository(repo_path)  # create the file once, before the race
     context = multiprocessing.get_context("spawn")  # no fork of a process running DuckDB threads

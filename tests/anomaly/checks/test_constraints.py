@@ -8,6 +8,7 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 
 from anomaly.checks import Check, CheckLevel, CheckStatus, ConstraintStatus, at_least, at_most
+from anomaly.errors import VerificationFailed
 from anomaly.verification import VerificationResult, VerificationSuite
 
 ROWS = [
@@ -125,11 +126,26 @@ def test_constraint_outcome(
 
 def test_failed_rows_say_why(result: VerificationResult) -> None:
     rows = {r.check: r for r in result.rows}
-    assert rows["has_size fail"].message == "Value: 5 does not meet the constraint requirement"
     assert "ZeroDivisionError" in (rows["assertion raising"].message or "")
     assert "column 'nope' does not exist" in (rows["missing column"].message or "")
     assert rows["is_unique fail"].predicate == "Uniqueness(id) == 1.0"
     assert rows["is_unique fail"].value == pytest.approx(0.6)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("has_size fail", "Size(*) is 5, required >= 6"),
+        ("is_unique fail", "Uniqueness(id) is 0.6, required == 1.0"),
+        ("has_completeness fail", "Completeness(email) is 0.8, required >= 0.9"),
+        ("satisfies fail", "Compliance(big score: score > 1) is 0.8, required >= 0.9"),
+    ],
+)
+def test_a_failed_rule_names_its_metric_value_and_what_was_allowed(
+    result: VerificationResult, name: str, message: str
+) -> None:
+    (row,) = [r for r in result.rows if r.check == name]
+    assert row.message == message
 
 
 def test_rows_and_statuses(result: VerificationResult) -> None:
@@ -147,8 +163,12 @@ def test_levels_map_to_statuses(spark: SparkSession, data: DataFrame) -> None:
     assert [r.status for r in result.check_results] == [CheckStatus.WARNING, CheckStatus.SUCCESS]
     assert result.status is CheckStatus.WARNING
     result.raise_for_status(CheckLevel.ERROR)  # a warning does not halt at ERROR level
-    with pytest.raises(Exception, match="is_complete\\(title\\)"):
+    with pytest.raises(VerificationFailed) as raised:
         result.raise_for_status(CheckLevel.WARNING)
+    assert str(raised.value).splitlines() == [
+        "verification warning: 1 constraint(s) failed",
+        "- warn: is_complete(title): Completeness(title) is 0.8, required == 1.0",
+    ]
 
 
 def test_bad_check_definitions_fail_early() -> None:

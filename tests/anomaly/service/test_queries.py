@@ -54,9 +54,9 @@ def test_history_marks_annotated_points(repo: str, capsys: pytest.CaptureFixture
     assert main(["history", "-r", repo, "Size(*)", "--group", "country=FR", "--since",
                  "2026-03-03", "--until", "2026-03-04", "--format", "csv"]) == 0  # fmt: skip
     assert capsys.readouterr().out.splitlines() == [
-        "timestamp,country,value,annotations",
-        '2026-03-03T00:00:00+00:00,FR,2.0,"incident, excluded"',
-        "2026-03-04T00:00:00+00:00,FR,10.0,",
+        "time,metric,country,value,annotations",
+        '2026-03-03T00:00:00Z,Size(*),FR,2.0,"incident, excluded"',
+        "2026-03-04T00:00:00Z,Size(*),FR,10.0,",
     ]
     assert main(["history", "-r", repo, "Size(*)", "--group", "country=FR", "--format", "json",
                  "--since", "2026-03-03", "--until", "2026-03-03"]) == 0  # fmt: skip

@@ -98,6 +98,7 @@ scans:
 """
 
 
+@pytest.mark.slow  # a second JVM
 def test_sigterm_stops_serve_after_the_running_scan(tmp_path: Path) -> None:
     write_events(tmp_path / "events.parquet", days=3)
     config = write_config(tmp_path, SERVE)
