@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -46,9 +44,11 @@ def build_session(
     conf
         Extra Spark settings; they override `DEFAULT_CONF`. A local session runs its Python
         workers on this interpreter unless `conf` or ``PYSPARK_PYTHON`` names another (see
-        `worker_python`).
+        `detectors.worker_python.worker_python`).
     """
     from pyspark.sql import SparkSession
+
+    from detectors.worker_python import worker_python
 
     if remote is not None and not remote.startswith("sc://"):
         raise ConfigurationError(
@@ -72,36 +72,6 @@ def build_session(
     quiet_spark_logging(session)
     prepare_error_loggers()
     return session
-
-
-def worker_python(
-    master: str, conf: Mapping[str, str], environ: Mapping[str, str] = os.environ
-) -> str | None:
-    """The interpreter a local session's Python workers should run on, None to leave it.
-
-    Spark starts its Python workers (``applyInPandas``, UDFs) with ``python3`` from the PATH by
-    default: run from a virtual environment that is not activated (cron, systemd:
-    ``/opt/venv/bin/anomaly serve ...``), that is the system Python, without the environment's
-    packages. So: ``spark.pyspark.python`` when set, else this interpreter, unless
-    ``PYSPARK_PYTHON`` is set (PySpark uses it) or the master is a cluster (its executors have
-    their own interpreters).
-
-    >>> worker_python("local[2]", {}, environ={}) == sys.executable
-    True
-    >>> worker_python("local[2]", {"spark.pyspark.python": "/opt/py"}, environ={})
-    '/opt/py'
-    >>> worker_python("local[*]", {}, environ={"PYSPARK_PYTHON": "/opt/py"}) is None
-    True
-    >>> worker_python("spark://host:7077", {}, environ={}) is None
-    True
-    """
-    if not master.startswith("local"):
-        return None
-    if "spark.pyspark.python" in conf:
-        return conf["spark.pyspark.python"]
-    if environ.get("PYSPARK_PYTHON") or not sys.executable:
-        return None
-    return sys.executable
 
 
 WIDE_CONF: dict[str, str] = {"spark.sql.codegen.maxFields": "100000"}
@@ -158,14 +128,24 @@ def prepare_error_loggers() -> None:
 
 
 def resolve_session(spark: SparkSession | None = None) -> SparkSession:
-    """The session to use: the one passed, else the active one, else a new local one."""
+    """The session to use: the one passed, else the active one, else a new local one.
+
+    A local session the user built gets its Python workers on this interpreter, unless the
+    user chose one (`detectors.worker_python.use_driver_python`).
+    """
+    from detectors.worker_python import use_driver_python
+
     if spark is not None:
         prepare_error_loggers()
+        use_driver_python(spark)
         return spark
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    return active if active is not None else build_session()
+    if active is None:
+        return build_session()
+    use_driver_python(active)
+    return active
 
 
 def is_connect(spark: SparkSession) -> bool:
