@@ -111,6 +111,7 @@ def stream_scan(runner: ScanSession, settings: ScanSettings, alert: bool = True)
             sinks=sinks,
             history_window=scan.history_window,
             alert_budget=settings.budget,
+            max_future=stream.max_future,
         )
     else:
         frames = (df,)
@@ -126,6 +127,7 @@ def stream_scan(runner: ScanSession, settings: ScanSettings, alert: bool = True)
             sinks=sinks,
             history_window=scan.history_window,
             alert_budget=settings.budget,
+            max_future=stream.max_future,
         )
     return StreamScan(name, job, frames, stream.checkpoint, stream.trigger)
 
