@@ -14,6 +14,7 @@ from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
 from anomaly.judging.report import ScanStatus
 from anomaly.service.backfill import backfill
+from anomaly.service.exit_reason import exit_reason
 from anomaly.service.progress import Progress
 from anomaly.service.scan import ScanRunner
 from anomaly.service.scheduler import ScanService
@@ -50,6 +51,9 @@ def scan_command(args: argparse.Namespace) -> int:
             table = report.table(indent="  ")
             if table:
                 print(table)
+    reason = exit_reason(reports)
+    if reason is not None:
+        print(f"anomaly scan: {reason}", file=sys.stderr)
     return int(max(r.status for r in reports))
 
 

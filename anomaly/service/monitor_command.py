@@ -97,6 +97,7 @@ def monitor_command(args: argparse.Namespace) -> int:
     from anomaly.config.problems import from_pydantic
     from anomaly.monitors.explain import explain
     from anomaly.service.backfill import backfill
+    from anomaly.service.exit_reason import exit_reason
     from anomaly.service.progress import Progress
     from anomaly.service.scan import ScanRunner
 
@@ -126,6 +127,9 @@ def monitor_command(args: argparse.Namespace) -> int:
         for line in explain(finding, report, runner.repository, runner.tags(name)):
             print(f"  {line}")
     progress.step(f"history in {runner.repository.path}")
+    reason = exit_reason([report])
+    if reason is not None:
+        print(f"anomaly monitor: {reason}", file=sys.stderr)
     return int(report.status)
 
 

@@ -211,3 +211,13 @@ def test_the_parser_wires_the_suggest_command_when_present() -> None:
         assert "suggest" not in choices
     else:
         assert "suggest" in choices
+
+
+def test_a_non_zero_exit_says_why(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(project)
+    # An empty day: a warning, and the warning named (it was only "exit 1").
+    assert main(["scan", config, "--partition", "2026-03-20", "--no-alerts", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "anomaly scan: exit 1 (warning): daily 2026-03-20: no rows in events for " in err
+    assert main(["scan", config, "--partition", "2026-03-05", "--no-alerts", "-q"]) == 0
+    assert "exit" not in capsys.readouterr().err
