@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anomaly.errors import ConfigurationError
+from anomaly.errors import AnomalyError, ConfigurationError, job_error_message
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -125,6 +125,58 @@ def prepare_error_loggers() -> None:
                 # Left plain by such a race already: replaced, or every later error fails.
                 del logging.Logger.manager.loggerDict[name]
             PySparkLogger.getLogger(name)
+
+
+class SparkUnavailableError(AnomalyError):
+    """Spark's JVM ran out of memory or died: no job of this session can run any more.
+
+    >>> str(SparkUnavailableError("Spark's JVM ran out of memory"))
+    "Spark's JVM ran out of memory"
+    """
+
+
+JVM_OUT_OF_MEMORY = ("java.lang.OutOfMemoryError", "Java heap space", "GC overhead limit exceeded")
+JVM_GONE = (
+    "Answer from Java side is empty",
+    "Error while sending or receiving",
+    "Error while receiving",
+    "Connection refused",
+    "SparkContext was shut down",
+    "Cannot call methods on a stopped SparkContext",
+    "Java gateway process exited",
+)
+
+
+def raise_if_unavailable(error: BaseException, doing: str) -> None:
+    """Raise `SparkUnavailableError` when `error` says the JVM ran out of memory or is gone.
+
+    Checked from the error's Python text and, for a Java error, its root cause's class and
+    message (not its whole stack trace).
+
+    >>> raise_if_unavailable(RuntimeError("division by zero"), "computing")
+    >>> raise_if_unavailable(RuntimeError("java.lang.OutOfMemoryError: Java heap space"),
+    ...                      "computing 200 column slots")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    anomaly.spark.SparkUnavailableError: Spark's JVM ran out of memory computing 200 column ...
+    """
+    from py4j.protocol import Py4JNetworkError
+
+    text = " ".join(arg for arg in error.args if isinstance(arg, str))
+    if hasattr(error, "java_exception") and not isinstance(error, Py4JNetworkError):
+        text += " " + job_error_message(error)  # a Java error's root cause (OutOfMemoryError)
+    if any(marker in text for marker in JVM_OUT_OF_MEMORY):
+        raise SparkUnavailableError(
+            f"Spark's JVM ran out of memory {doing}: give the driver more memory "
+            "(spark.driver.memory in the config's spark.conf, or PYSPARK_SUBMIT_ARGS="
+            '"--driver-memory 4g pyspark-shell"), or watch fewer columns (--include/--exclude, '
+            "monitors.columns.exclude)"
+        ) from None
+    if isinstance(error, Py4JNetworkError | ConnectionError) or any(m in text for m in JVM_GONE):
+        raise SparkUnavailableError(
+            f"Spark's JVM stopped answering {doing} (it crashed or was killed; its log says "
+            "why, often lack of memory): nothing more can run in this process; start again"
+        ) from None
 
 
 def resolve_session(spark: SparkSession | None = None) -> SparkSession:
