@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anomaly.errors import ConfigurationError
+from anomaly.errors import AnomalyError, ConfigurationError, job_error_message
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -46,9 +44,11 @@ def build_session(
     conf
         Extra Spark settings; they override `DEFAULT_CONF`. A local session runs its Python
         workers on this interpreter unless `conf` or ``PYSPARK_PYTHON`` names another (see
-        `worker_python`).
+        `detectors.worker_python.worker_python`).
     """
     from pyspark.sql import SparkSession
+
+    from detectors.worker_python import worker_python
 
     if remote is not None and not remote.startswith("sc://"):
         raise ConfigurationError(
@@ -72,36 +72,6 @@ def build_session(
     quiet_spark_logging(session)
     prepare_error_loggers()
     return session
-
-
-def worker_python(
-    master: str, conf: Mapping[str, str], environ: Mapping[str, str] = os.environ
-) -> str | None:
-    """The interpreter a local session's Python workers should run on, None to leave it.
-
-    Spark starts its Python workers (``applyInPandas``, UDFs) with ``python3`` from the PATH by
-    default: run from a virtual environment that is not activated (cron, systemd:
-    ``/opt/venv/bin/anomaly serve ...``), that is the system Python, without the environment's
-    packages. So: ``spark.pyspark.python`` when set, else this interpreter, unless
-    ``PYSPARK_PYTHON`` is set (PySpark uses it) or the master is a cluster (its executors have
-    their own interpreters).
-
-    >>> worker_python("local[2]", {}, environ={}) == sys.executable
-    True
-    >>> worker_python("local[2]", {"spark.pyspark.python": "/opt/py"}, environ={})
-    '/opt/py'
-    >>> worker_python("local[*]", {}, environ={"PYSPARK_PYTHON": "/opt/py"}) is None
-    True
-    >>> worker_python("spark://host:7077", {}, environ={}) is None
-    True
-    """
-    if not master.startswith("local"):
-        return None
-    if "spark.pyspark.python" in conf:
-        return conf["spark.pyspark.python"]
-    if environ.get("PYSPARK_PYTHON") or not sys.executable:
-        return None
-    return sys.executable
 
 
 WIDE_CONF: dict[str, str] = {"spark.sql.codegen.maxFields": "100000"}
@@ -157,15 +127,77 @@ def prepare_error_loggers() -> None:
             PySparkLogger.getLogger(name)
 
 
+class SparkUnavailableError(AnomalyError):
+    """Spark's JVM ran out of memory or died: no job of this session can run any more.
+
+    >>> str(SparkUnavailableError("Spark's JVM ran out of memory"))
+    "Spark's JVM ran out of memory"
+    """
+
+
+JVM_OUT_OF_MEMORY = ("java.lang.OutOfMemoryError", "Java heap space", "GC overhead limit exceeded")
+JVM_GONE = (
+    "Answer from Java side is empty",
+    "Error while sending or receiving",
+    "Error while receiving",
+    "Connection refused",
+    "SparkContext was shut down",
+    "Cannot call methods on a stopped SparkContext",
+    "Java gateway process exited",
+)
+
+
+def raise_if_unavailable(error: BaseException, doing: str) -> None:
+    """Raise `SparkUnavailableError` when `error` says the JVM ran out of memory or is gone.
+
+    Checked from the error's Python text and, for a Java error, its root cause's class and
+    message (not its whole stack trace).
+
+    >>> raise_if_unavailable(RuntimeError("division by zero"), "computing")
+    >>> raise_if_unavailable(RuntimeError("java.lang.OutOfMemoryError: Java heap space"),
+    ...                      "computing 200 column slots")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    anomaly.spark.SparkUnavailableError: Spark's JVM ran out of memory computing 200 column ...
+    """
+    from py4j.protocol import Py4JNetworkError
+
+    text = " ".join(arg for arg in error.args if isinstance(arg, str))
+    if hasattr(error, "java_exception") and not isinstance(error, Py4JNetworkError):
+        text += " " + job_error_message(error)  # a Java error's root cause (OutOfMemoryError)
+    if any(marker in text for marker in JVM_OUT_OF_MEMORY):
+        raise SparkUnavailableError(
+            f"Spark's JVM ran out of memory {doing}: give the driver more memory "
+            "(spark.driver.memory in the config's spark.conf, or PYSPARK_SUBMIT_ARGS="
+            '"--driver-memory 4g pyspark-shell"), or watch fewer columns (--include/--exclude, '
+            "monitors.columns.exclude)"
+        ) from None
+    if isinstance(error, Py4JNetworkError | ConnectionError) or any(m in text for m in JVM_GONE):
+        raise SparkUnavailableError(
+            f"Spark's JVM stopped answering {doing} (it crashed or was killed; its log says "
+            "why, often lack of memory): nothing more can run in this process; start again"
+        ) from None
+
+
 def resolve_session(spark: SparkSession | None = None) -> SparkSession:
-    """The session to use: the one passed, else the active one, else a new local one."""
+    """The session to use: the one passed, else the active one, else a new local one.
+
+    A local session the user built gets its Python workers on this interpreter, unless the
+    user chose one (`detectors.worker_python.use_driver_python`).
+    """
+    from detectors.worker_python import use_driver_python
+
     if spark is not None:
         prepare_error_loggers()
+        use_driver_python(spark)
         return spark
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
-    return active if active is not None else build_session()
+    if active is None:
+        return build_session()
+    use_driver_python(active)
+    return active
 
 
 def is_connect(spark: SparkSession) -> bool:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from detectors.frame_pandas import detect_frame_pandas
 from detectors.frame_schema import P_VALUE, spark_result_schema
+from detectors.worker_python import use_driver_python
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -36,6 +37,7 @@ def detect_frame_spark(
     none: a Spark schema is fixed before the detector runs). The detector is shipped to the
     workers by pickling, so it must be importable there (built-ins and module-level classes are).
     """
+    use_driver_python(frame.sparkSession)  # else `run` fails to unpickle on another Python
     by = [by] if isinstance(by, str) else list(by)
     schema = spark_result_schema(frame.schema, by, time, value)
     names = [field.name for field in schema.fields]

@@ -6,7 +6,9 @@ The rule, for every analyzer, ``group_by`` and column-based check:
    (``user.name``, ``first name``, ``a`b``, ``order``, ``größe``, ``1st``);
 2. otherwise a dotted name that is a path of nested struct fields is that path (``a.b`` is field
    ``b`` of struct column ``a``, as in Deequ);
-3. otherwise the column does not exist, and the metric fails saying so.
+3. otherwise a path quoted as Spark SQL quotes it (```a`.`b```) is that path: the way to name
+   field ``b`` of struct ``a`` when a top-level column is literally called ``a.b``;
+4. otherwise the column does not exist, and the metric fails saying so.
 
 Names are matched exactly (case included), as the schema spells them. `where` filters and
 `Compliance` predicates are SQL written by the user and are not rewritten: quote names there
@@ -39,11 +41,16 @@ def resolve(schema: StructType, name: str) -> tuple[str, ...] | None:
     >>> schema = StructType([StructField("a.b", LongType()), StructField("a", inner)])
     >>> resolve(schema, "a.b"), resolve(schema, "a.c.d"), resolve(schema, "a.x")
     (('a.b',), ('a', 'c.d'), None)
+    >>> resolve(schema, "`a`.`b`")  # the struct's field, not the top-level `a.b`
+    ('a', 'b')
     """
     from pyspark.sql.types import StructType
 
     if name in schema.names:
         return (name,)  # the literal name wins over any nested reading of its dots
+    quoted = _quoted_path(name)
+    if quoted is not None:
+        return quoted if _exists(schema, quoted) else None
     start = 0
     while (dot := name.find(".", start)) > 0:
         head, start = name[:dot], dot + 1
@@ -52,6 +59,34 @@ def resolve(schema: StructType, name: str) -> tuple[str, ...] | None:
             if rest is not None:
                 return (head, *rest)
     return None
+
+
+def _quoted_path(name: str) -> tuple[str, ...] | None:
+    """The parts of a fully quoted path (```a`.`b.c```), None when `name` is not one."""
+    parts: list[str] = []
+    i = 0
+    while i < len(name) and name[i] == "`":
+        end = _token_end(name, i)
+        if end > len(name) or name[end - 1] != "`" or end - i < 2:
+            return None
+        parts.append(name[i + 1 : end - 1].replace("``", "`"))
+        if end == len(name):
+            return tuple(parts)
+        if name[end] != ".":
+            return None
+        i = end + 1
+    return None
+
+
+def _exists(schema: StructType, path: Sequence[str]) -> bool:
+    from pyspark.sql.types import StructType
+
+    kind: object = schema
+    for part in path:
+        if not isinstance(kind, StructType) or part not in kind.names:
+            return False
+        kind = kind[part].dataType
+    return True
 
 
 def quote(path: str | Sequence[str]) -> str:

@@ -86,7 +86,8 @@ class StreamScanConfig(ConfigModel):
     ``0s`` for none), ``checkpoint`` (Spark's checkpoint directory, relative to the config),
     ``trigger`` (``available_now`` or an interval between micro-batches), and for streaming
     accuracy ``tolerance`` (see docs/streaming.md) and ``rows`` (where rows of open windows are
-    kept; default ``<checkpoint>/rows``).
+    kept; default ``<checkpoint>/rows``); ``max_future``: how far ahead of the processing clock
+    an event time may be (default ``1d``; rows beyond are counted, not merged).
 
     >>> settings = StreamScanConfig.model_validate({"window": "1h", "watermark": "0s",
     ...                                             "checkpoint": "/ck/clicks"})
@@ -100,6 +101,7 @@ class StreamScanConfig(ConfigModel):
     trigger: str = "1m"
     tolerance: Duration | None = None
     rows: str | None = None
+    max_future: Duration = timedelta(days=1)
 
     @field_validator("watermark", mode="before")
     @classmethod

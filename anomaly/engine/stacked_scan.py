@@ -5,7 +5,10 @@ becomes one row per `CHUNK` slots (Spark's ``stack``), and one aggregation group
 the run's groups) computes the same aggregates for every slot position. Neither the Spark job
 count nor the generated code grows with the number of columns: one wide aggregation over 200
 columns' aggregates outgrew what the JVM compiles and cost several times more per value than at
-50 (``bench/monitors.py`` measures both).
+50 (``bench/monitors.py`` measures both). Beyond `PASS_SLOTS` slots, the slots are split into
+passes of at most that many, one aggregation each: the plan and the driver's memory stay bounded
+(10,000 columns in one aggregation ran the JVM out of memory after 6 minutes), and each pass
+reads only its own columns.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from anomaly.analyzers.slot import TOP_VALUES, Slot, SlotAnalyzer, SlotValues
 from anomaly.engine.shared_scan import Outcome, group_column
 from anomaly.errors import job_error_message
 from anomaly.metrics import group_key
-from anomaly.spark import WIDE_CONF, runtime_conf
+from anomaly.spark import WIDE_CONF, raise_if_unavailable, runtime_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -28,6 +31,9 @@ if TYPE_CHECKING:
 WIDE_SLOTS = 64
 """Up to this many slots are aggregated as one wide row, unstacked: the generated code still
 fits, and the rows are not multiplied."""
+PASS_SLOTS = 200
+"""Slots per aggregation: one pass over 400 columns took 124 s where passes of 100 took 68 s
+(800: 163 s and 104 s; both on a loaded 2-core machine): the plan grows faster than linearly."""
 CHUNK = 1
 """Slots per stacked row beyond `WIDE_SLOTS`: in ``bench/monitors.py``'s trials at 200 columns,
 one slot per row beat 10, 25 and 50 (2x), and one wide row (4x)."""
@@ -80,21 +86,30 @@ def stacked_scan(
     groups: Sequence[str],
     chunk: int = CHUNK,
     wide: int = WIDE_SLOTS,
+    per_pass: int = PASS_SLOTS,
 ) -> Outcome:
-    """States of all `analyzers` from ONE aggregation (one row of up to `wide` slots, else
-    `chunk` slots per stacked row); when that job fails, the failing analyzers are found by
-    halving (their errors become failed metrics)."""
+    """States of all `analyzers` from one aggregation per `per_pass` of them (one row of up to
+    `wide` slots, else `chunk` slots per stacked row); when a job fails, the failing analyzers
+    are found by halving (their errors become failed metrics). A JVM that ran out of memory or
+    died raises `SparkUnavailableError` at once: halving would only wait on it."""
+    if len(analyzers) > per_pass:
+        outcome: Outcome = {}
+        for start in range(0, len(analyzers), per_pass):
+            part = analyzers[start : start + per_pass]
+            outcome.update(stacked_scan(df, part, groups, chunk, wide, per_pass))
+        return outcome
     if not analyzers:
         return {}
     try:
         return _aggregate(df, analyzers, groups, chunk, wide)
     except Exception as error:  # a runtime error in one slot must not sink every metric
+        raise_if_unavailable(error, f"computing {len(analyzers)} column slots in one pass")
         if len(analyzers) == 1:
             return {(analyzers[0], ()): job_error_message(error)}
     middle = len(analyzers) // 2
     return {
-        **stacked_scan(df, analyzers[:middle], groups, chunk, wide),
-        **stacked_scan(df, analyzers[middle:], groups, chunk, wide),
+        **stacked_scan(df, analyzers[:middle], groups, chunk, wide, per_pass),
+        **stacked_scan(df, analyzers[middle:], groups, chunk, wide, per_pass),
     }
 
 

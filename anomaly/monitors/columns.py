@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from anomaly.analyzers.columns import quote, resolve
 from anomaly.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -19,19 +20,32 @@ ARRIVAL = re.compile(r"(load|ingest|arriv|receiv|insert|landed|process)", re.IGN
 def leaf_columns(schema: StructType) -> list[str]:
     """Every column, fields of structs as ``a.b`` (arrays and maps as one column each).
 
+    A field whose dotted name means another column (a top-level column literally named
+    ``a.b`` beside field ``b`` of struct ``a``) is named quoted, ```a`.`b```: each its own
+    series. Other names are unchanged, so their stored history still matches.
+
     >>> from pyspark.sql.types import LongType, StructField, StructType
     >>> inner = StructType([StructField("b", LongType()), StructField("c", LongType())])
     >>> leaf_columns(StructType([StructField("id", LongType()), StructField("a", inner)]))
     ['id', 'a.b', 'a.c']
+    >>> leaf_columns(StructType([StructField("a.b", LongType()), StructField("a", inner)]))
+    ['a.b', '`a`.`b`', 'a.c']
     """
+    return [
+        ".".join(path) if resolve(schema, ".".join(path)) == path else quote(path)
+        for path in _leaf_paths(schema)
+    ]
+
+
+def _leaf_paths(schema: StructType) -> list[tuple[str, ...]]:
     from pyspark.sql.types import StructType
 
-    found: list[str] = []
+    found: list[tuple[str, ...]] = []
     for field in schema.fields:
         if isinstance(field.dataType, StructType):
-            found += [f"{field.name}.{leaf}" for leaf in leaf_columns(field.dataType)]
+            found += [(field.name, *leaf) for leaf in _leaf_paths(field.dataType)]
         else:
-            found.append(field.name)
+            found.append((field.name,))
     return found
 
 

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from anomaly.config.periods import LENGTHS
 from anomaly.config.source_config import SourceConfig
-from anomaly.errors import AnomalyError, spark_error_message
+from anomaly.errors import AnomalyError
+from anomaly.service.parquet_nanos import NANOS_AS_LONG, as_microseconds, nanosecond_columns
+from anomaly.service.read_errors import explain_read_error
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -31,10 +33,14 @@ def read_source(spark: SparkSession, name: str, source: SourceConfig) -> DataFra
             f"source {name!r} is a stream: its scans run under 'anomaly serve' (or process what "
             "is available with 'anomaly scan'), not as a batch"
         )
+    nanos = nanosecond_columns(source.path) if source.path and source.kind == "parquet" else {}
+    if nanos:
+        spark.conf.set(NANOS_AS_LONG, "true")  # read as longs, then made timestamps again
     try:
         if source.path is not None:
             reader = spark.read.format(source.kind).options(**source.reader_options)
             df = reader.load(source.path)
+            df = as_microseconds(df, nanos) if nanos else df
         elif source.table is not None:
             df = spark.table(source.table)
         else:
@@ -42,7 +48,8 @@ def read_source(spark: SparkSession, name: str, source: SourceConfig) -> DataFra
         columns = df.columns
     except Exception as error:
         raise SourceError(
-            f"source {name!r}: cannot read {source.describe()}: {spark_error_message(error)}"
+            f"source {name!r}: cannot read {source.describe()}: "
+            f"{explain_read_error(error, source.path or '', spark)}"
         ) from None
     if source.time_column is not None and source.time_column not in columns:
         raise SourceError(

@@ -15,6 +15,7 @@ from anomaly.config.settings import ScanSettings
 from anomaly.errors import spark_error_message
 from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.sinks import dispatch
+from anomaly.service.read_errors import explain_read_error
 from anomaly.service.reading import SourceError
 from anomaly.service.session import describe
 from anomaly.streaming.accuracy_stream import StreamingAccuracy
@@ -46,7 +47,8 @@ def read_stream(spark: SparkSession, name: str, source: SourceConfig) -> DataFra
         columns = df.columns
     except Exception as error:
         raise SourceError(
-            f"source {name!r}: cannot read {settings.describe()}: {spark_error_message(error)}"
+            f"source {name!r}: cannot read {settings.describe()}: "
+            f"{explain_read_error(error, settings.path or '', spark)}"
         ) from None
     if source.time_column not in columns:
         raise SourceError(
@@ -102,6 +104,7 @@ def stream_scan(runner: ScanSession, settings: ScanSettings, alert: bool = True)
         "sinks": sinks,
         "history_window": scan.history_window,
         "alert_budget": settings.budget,
+        "max_future": stream.max_future,
     }
     if isinstance(accuracy, Accuracy) and target is not None and target.stream is not None:
         frames = (df, read_stream(runner.spark, accuracy.target, target))

@@ -26,11 +26,11 @@ from anomaly.config.time_bounds import rule_time_bounds
 from anomaly.engine.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
 from anomaly.streaming.batch import ROWS, BatchSplit
-from anomaly.streaming.event_time import EVENT, WINDOW, event_millis
+from anomaly.streaming.event_time import EVENT, WINDOW, event_millis, implausible
 from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.row_store import RowStore
-from anomaly.streaming.stream import Listener, WindowedStream
+from anomaly.streaming.stream import MAX_FUTURE, Listener, WindowedStream
 from anomaly.streaming.trigger import Trigger
 from anomaly.streaming.windows import Duration, millis
 
@@ -67,7 +67,8 @@ class StreamingAccuracy(WindowedStream):
     tolerance
         How far apart the two event times of a match may be, for the sides the rule does not
         bound itself (required when the rule has no upper bound on ``$target.t - $source.t``).
-    group_by, tags, detector, severity, min_history, sinks, history_window, alert_budget, listener
+    group_by, tags, detector, severity, min_history, sinks, history_window, alert_budget, listener,
+    max_future
         As for `StreamingMetrics` (`group_by` names source columns).
 
     Examples
@@ -109,6 +110,7 @@ class StreamingAccuracy(WindowedStream):
         history_window: timedelta | None = None,
         alert_budget: AlertBudget | None = None,
         listener: Listener | None = None,
+        max_future: Duration = MAX_FUTURE,
     ) -> None:
         plans = metric_plans([accuracy], detector, severity, min_history)
         analyzer = plans[0].analyzer
@@ -123,7 +125,7 @@ class StreamingAccuracy(WindowedStream):
         super().__init__(
             name, repository, plans, window, watermark, group_by=group_by, tags=tags,
             sinks=sinks, history_window=history_window, alert_budget=alert_budget,
-            horizon=max(0, self.upper), listener=listener,
+            horizon=max(0, self.upper), listener=listener, max_future=max_future,
         )  # fmt: skip
         self.schema: StructType | None = None
         """The kept rows' schema (set by each batch, before any window closes)."""
@@ -169,18 +171,21 @@ class StreamingAccuracy(WindowedStream):
 
         store = self._store = RowStore(df.sparkSession, self.rows_path)
         data = df.persist()
+        future = implausible(F.col(EVENT), self.latest_plausible())
         try:
-            counts = data.groupBy(SIDE, WINDOW).agg(
+            counts = data.groupBy(SIDE, F.when(~future, F.col(WINDOW)), future).agg(
                 F.count(F.lit(1)).alias("n"), F.max(EVENT).alias("latest")
             )
             deltas: dict[int, WindowDelta] = {}
             late: dict[int, int] = {}
-            untimed = rows = late_targets = 0
+            untimed = rows = late_targets = ahead = 0
             newest: dict[str, int | None] = {"source": None, "target": None}
             latest: int | None = None
-            for side, start, n, event in counts.collect():
+            for side, start, is_future, n, event in counts.collect():
                 rows += n
-                if start is None:
+                if is_future:
+                    ahead += n
+                elif start is None:
                     untimed += n
                 elif self.closes_by(start, watermark):
                     if side == "source":
@@ -192,7 +197,7 @@ class StreamingAccuracy(WindowedStream):
                     latest = max(event, latest if latest is not None else event)
                     if side == "source":
                         deltas[start] = WindowDelta({(ROWS.metric_id, ()): CountState(n)})
-            kept = F.col(WINDOW).isNotNull()
+            kept = F.col(WINDOW).isNotNull() & ~future
             if watermark is not None:
                 kept &= F.col(WINDOW) + self.length + self.horizon > F.lit(watermark)
             chosen = data.where(kept)
@@ -200,7 +205,7 @@ class StreamingAccuracy(WindowedStream):
             store.write(chosen, batch_id, newest)
         finally:
             data.unpersist()
-        return BatchSplit(deltas, late, untimed, rows, latest, late_targets)
+        return BatchSplit(deltas, late, untimed, rows, latest, late_targets, ahead)
 
     def window_deltas(self, starts: list[int]) -> dict[int, WindowDelta]:
         from pyspark.sql import functions as F

@@ -3,7 +3,8 @@
 The batch is analysed once, grouped by window (and the user's ``group_by``), with two
 analyzers of our own in the same shared aggregation: ``Size(*)`` counts the rows of each
 window (so late and untimed rows are counted without another pass) and the maximum event
-time moves the clock.
+time moves the clock. Rows whose event time is implausibly far ahead have no window; a third
+count, ``Size(*) where: __future``, tells them from untimed rows.
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ from anomaly.analyzers import Analyzer, CountState, Maximum, MaxState, Size, Sta
 from anomaly.engine.context import AnalyzerContext
 from anomaly.engine.differential.partition_states import StateKey
 from anomaly.streaming.errors import StreamError
-from anomaly.streaming.event_time import EVENT
+from anomaly.streaming.event_time import EVENT, FUTURE
 from anomaly.streaming.ledger import WindowDelta
 
-ROWS, LATEST = Size(), Maximum(EVENT)
-"""The analyzers every batch adds: rows per window, and the largest event time."""
+ROWS, LATEST, FUTURE_ROWS = Size(), Maximum(EVENT), Size(where=FUTURE)
+"""The analyzers every batch adds: rows per window, the largest event time, and the rows whose
+event time is implausibly far ahead (all in the group without a window)."""
 
 
 @dataclass(frozen=True)
 class BatchSplit:
     """A batch's states by window start, its late rows by window start, and its counts
-    (``late_other``: late rows of no window, e.g. targets no open window can match)."""
+    (``late_other``: late rows of no window, e.g. targets no open window can match;
+    ``future``: rows with an implausible event time, not counted as untimed)."""
 
     deltas: dict[int, WindowDelta] = field(default_factory=dict)
     late: dict[int, int] = field(default_factory=dict)
@@ -34,6 +37,7 @@ class BatchSplit:
     rows: int = 0
     max_event: int | None = None
     late_other: int = 0
+    future: int = 0
 
 
 def split_batch(
@@ -64,19 +68,22 @@ def split_batch(
     """
     by_window: dict[int, dict[StateKey, State]] = {}
     late: dict[int, int] = {}
-    untimed = rows = 0
+    untimed = rows = future = 0
     latest: int | None = None
     wanted = set(analyzers)
     failures: dict[str, str] = {}
     for key, metric in context.metrics.items():
         if key in context.states:
             continue  # a metric may fail on a batch's state alone (no values yet): that merges
-        if key[0] in (ROWS, LATEST):
+        if key[0] in (ROWS, LATEST, FUTURE_ROWS):
             raise StreamError(f"stream {stream!r}: cannot count the batch's rows: {metric.error}")
         if key[0] in wanted:
             failures.setdefault(key[0].metric_id, metric.error or "failed")
     for (analyzer, group), state in context.states.items():
         start, rest = group[0], tuple(group[1:])
+        if analyzer == FUTURE_ROWS and isinstance(state, CountState):
+            future += state.rows
+            continue
         if analyzer == ROWS and isinstance(state, CountState):
             rows += state.rows
             if start is None:
@@ -90,4 +97,5 @@ def split_batch(
         if analyzer in wanted or analyzer == ROWS:  # ROWS: every touched window has a delta
             by_window.setdefault(int(start), {})[(analyzer.metric_id, rest)] = state
     deltas = {start: WindowDelta(states, dict(failures)) for start, states in by_window.items()}
-    return BatchSplit(deltas, late, untimed, rows, latest)
+    # Rows of the windowless group are untimed, but for those implausibly far ahead.
+    return BatchSplit(deltas, late, untimed - future, rows, latest, future=future)

@@ -27,6 +27,9 @@ class Progress:
         ``source`` and ``target``): counted and reported, never merged.
     untimed
         Rows without an event time (null or unreadable), per side.
+    future
+        Rows whose event time was implausibly far ahead of the processing clock, per side:
+        counted, merged into no window, and never moving the clock.
 
     Examples
     --------
@@ -40,6 +43,7 @@ class Progress:
     max_event: int | None = None
     late: Mapping[str, int] = field(default_factory=dict)
     untimed: Mapping[str, int] = field(default_factory=dict)
+    future: Mapping[str, int] = field(default_factory=dict)
 
     def watermark(self, delay: int) -> int | None:
         """The largest event time seen minus `delay` (None before any timed row)."""
@@ -50,6 +54,7 @@ class Progress:
         batch_max: int | None,
         late: Mapping[str, int] | None = None,
         untimed: Mapping[str, int] | None = None,
+        future: Mapping[str, int] | None = None,
     ) -> Progress:
         """This progress after a batch whose largest event time is `batch_max`."""
         seen = [v for v in (self.max_event, batch_max) if v is not None]
@@ -58,10 +63,16 @@ class Progress:
             max_event=max(seen) if seen else None,
             late=_added(self.late, late or {}),
             untimed=_added(self.untimed, untimed or {}),
+            future=_added(self.future, future or {}),
         )
 
     def to_dict(self) -> dict[str, object]:
-        return {"max_event": self.max_event, "late": dict(self.late), "untimed": dict(self.untimed)}
+        return {
+            "max_event": self.max_event,
+            "late": dict(self.late),
+            "untimed": dict(self.untimed),
+            "future": dict(self.future),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Progress:
@@ -70,6 +81,7 @@ class Progress:
             None if max_event is None else int(str(max_event)),
             _counts(data.get("late")),
             _counts(data.get("untimed")),
+            _counts(data.get("future")),  # absent in clocks stored before it was counted
         )
 
 

@@ -12,11 +12,11 @@ from anomaly.analyzers.base import DataFrameAnalyzer
 from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.plans import MetricPlan
 from anomaly.engine.runner import AnalysisRunner
-from anomaly.streaming.batch import LATEST, ROWS, BatchSplit, split_batch
+from anomaly.streaming.batch import FUTURE_ROWS, LATEST, ROWS, BatchSplit, split_batch
 from anomaly.streaming.event_time import WINDOW, with_windows
 from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
-from anomaly.streaming.stream import Listener, WindowedStream
+from anomaly.streaming.stream import MAX_FUTURE, Listener, WindowedStream
 from anomaly.streaming.windows import Duration
 
 if TYPE_CHECKING:
@@ -61,6 +61,10 @@ class StreamingMetrics(WindowedStream):
         An `AlertBudget` over every series of the stream, as in scans (one check per window).
     listener
         Called with every `BatchReport`.
+    max_future
+        How far ahead of the processing clock an event time may be (default one day): a row
+        beyond is counted as implausible (`BatchReport.future`), merged into no window, and does
+        not move the watermark.
 
     Examples
     --------
@@ -91,25 +95,28 @@ class StreamingMetrics(WindowedStream):
         history_window: timedelta | None = None,
         alert_budget: AlertBudget | None = None,
         listener: Listener | None = None,
+        max_future: Duration = MAX_FUTURE,
     ) -> None:
         plans = metric_plans(metrics, detector, severity, min_history)
         super().__init__(
             name, repository, plans, window, watermark, group_by=group_by, tags=tags,
             sinks=sinks, history_window=history_window, alert_budget=alert_budget,
-            listener=listener,
+            listener=listener, max_future=max_future,
         )  # fmt: skip
         self.time_column = time_column
         self.group_by = tuple(group_by)
         self.analyzers = [p.analyzer for p in plans]
 
     def split(self, df: DataFrame, batch_id: int, watermark: int | None) -> BatchSplit:
-        data = with_windows(df, self.time_column, self.length, self.name)
+        latest = self.latest_plausible()
+        data = with_windows(df, self.time_column, self.length, self.name, latest)
         passes = any(isinstance(a, FrequencyAnalyzer | DataFrameAnalyzer) for a in self.analyzers)
         if passes:
             data = data.persist()  # read the batch once however many passes the analyzers need
         try:
             runner = AnalysisRunner(data.sparkSession).on_data(data).keep_states()
-            runner.add_analyzers([*self.analyzers, ROWS, LATEST]).group_by(WINDOW, *self.group_by)
+            added = [*self.analyzers, ROWS, LATEST, FUTURE_ROWS]
+            runner.add_analyzers(added).group_by(WINDOW, *self.group_by)
             context = runner.run()
         finally:
             if passes:

@@ -30,6 +30,9 @@ class BatchReport:
         The windows the batch closed, judged and stored.
     started_at
         Wall-clock time (``time.time()``) the batch started.
+    future
+        Rows whose event time was implausibly far ahead of the processing clock (beyond the
+        stream's ``max_future``): counted, merged into no window, not moving the watermark.
 
     Examples
     --------
@@ -49,6 +52,7 @@ class BatchReport:
     closed: list[WindowResult] = field(default_factory=list)
     started_at: float = 0.0
     seconds: float = 0.0
+    future: int = 0
 
     @property
     def late_rows(self) -> int:
@@ -72,6 +76,8 @@ class BatchReport:
             parts.append(f"{self.late_rows} late")
         if self.untimed:
             parts.append(f"{self.untimed} without event time")
+        if self.future:
+            parts.append(f"{self.future} with an implausible future event time")
         if self.watermark is not None:
             moment = self.watermark_time
             assert moment is not None

@@ -5,7 +5,10 @@ For each micro-batch (Spark's ``foreachBatch``, or a direct `process_batch` call
 1. the clock as it was before this batch gives the watermark the batch is judged by; a batch
    replayed after a crash gets the same one;
 2. the subclass computes the batch's states per window (`split`): rows of windows that had
-   already closed are late (counted, not merged), rows without an event time are untimed;
+   already closed are late (counted, not merged), rows without an event time are untimed, and
+   rows whose event time is more than `max_future` ahead of the processing clock (a typo such as
+   year 9999 would otherwise close every window and make every later row late) are counted as
+   implausible, merged nowhere, and do not move the watermark;
 3. the batch's states, the new clock and the late counts are stored in one transaction, keyed
    by window and batch id (a replay replaces them);
 4. every open window that the new watermark passed is closed: stored as a run and judged,
@@ -46,6 +49,9 @@ WEEK_MS = 7 * 86_400_000
 """A week in milliseconds: an alert budget counts one check per window and series."""
 STREAM_TAG = "stream"
 """The tag naming the stream on every window's run."""
+MAX_FUTURE = "1d"
+"""Default for how far ahead of the processing clock an event time may be: clocks of sources
+drift by seconds to minutes, and time zone mistakes by hours; a year-9999 time is a typo."""
 KEEP_CLOSED = 1000
 """Closed windows remembered (to count late rows per window) for this many window lengths."""
 Listener = Callable[[BatchReport], None]
@@ -73,6 +79,7 @@ class WindowedStream(ABC):
         alert_budget: AlertBudget | None = None,
         horizon: int = 0,
         listener: Listener | None = None,
+        max_future: Duration = MAX_FUTURE,
     ) -> None:
         self.name = name
         self.repository = repository
@@ -83,6 +90,7 @@ class WindowedStream(ABC):
         )  # fmt: skip
         self.delay = millis(watermark, "watermark", zero=True)
         self.horizon = horizon
+        self.max_future = millis(max_future, "max_future")
         self.listener = listener
         self.ledger = StreamLedger(repository, name)
         self.reports: collections.deque[BatchReport] = collections.deque(maxlen=100)
@@ -106,6 +114,11 @@ class WindowedStream(ABC):
         """Whether the window starting at `start` is closed once the watermark is `watermark`."""
         return watermark is not None and start + self.length + self.horizon <= watermark
 
+    def latest_plausible(self) -> int:
+        """The latest event time (epoch ms) a row may have now: `max_future` ahead of the
+        processing clock."""
+        return round(time.time() * 1000) + self.max_future
+
     def process_batch(self, df: DataFrame, batch_id: int) -> BatchReport:
         """Process one micro-batch (the ``foreachBatch`` function); idempotent per batch id."""
         started, clock = time.time(), time.monotonic()
@@ -113,7 +126,9 @@ class WindowedStream(ABC):
         before = base.watermark(self.delay)
         split = self.split(df, batch_id, before)  # Spark works with no repository lock held
         late = {"rows": sum(split.late.values()), "targets": split.late_other}
-        progress = base.advanced(split.max_event, late, {"rows": split.untimed})
+        progress = base.advanced(
+            split.max_event, late, {"rows": split.untimed}, {"rows": split.future}
+        )
         forget = None if before is None else before - KEEP_CLOSED * self.length
         kept = {s: n for s, n in split.late.items() if forget is None or s >= forget}
         self.ledger.commit(batch_id, base, progress, split.deltas, kept)
@@ -127,7 +142,7 @@ class WindowedStream(ABC):
             self.name, batch_id, split.rows,
             {Window(s, self.length): n for s, n in sorted(split.late.items())},
             split.late_other, split.untimed, watermark, closed, started,
-            time.monotonic() - clock,
+            time.monotonic() - clock, split.future,
         )  # fmt: skip
         self._log(report)
         self.reports.append(report)
@@ -153,7 +168,8 @@ class WindowedStream(ABC):
             self.judge.record_late(Window(start, self.length), marker.late)
 
     def _log(self, report: BatchReport) -> None:
-        level = logging.WARNING if report.late_rows or report.untimed else logging.DEBUG
+        problems = report.late_rows or report.untimed or report.future
+        level = logging.WARNING if problems else logging.DEBUG
         LOG.log(level, "%s", report.headline())
         for result in report.closed:
             if not result.report.problems:  # problems were logged as warnings with the alerts

@@ -12,9 +12,14 @@ import site
 import subprocess
 import sys
 import sysconfig
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
+
+from detectors import SimpleThreshold, detect_frame
+from detectors.worker_python import use_driver_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 
 from anomaly import build_session
 from detectors import SimpleThreshold, detect_frame
+from pyspark.sql import SparkSession
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,7 @@ class Ceiling(SimpleThreshold):
 
 
 def main() -> int:
-    spark = build_session(master="local[1]", conf={"spark.sql.shuffle.partitions": "1"})
+    spark = SESSION
     rows = [(g, f"2024-01-0{d}", float(v)) for g, v0 in (("a", 1), ("b", 20))
             for d, v in enumerate([v0, v0, v0 * 3], start=1)]
     frame = spark.createDataFrame(rows, "board string, day string, value double")
@@ -76,14 +82,24 @@ def install(venv: Path, package: str, source: str, script: str) -> Path:
     return entry
 
 
+SESSIONS = {
+    "ours": 'build_session(master="local[1]", conf={"spark.sql.shuffle.partitions": "1"})',
+    # What the README says works too: a plain session, built without this package's help.
+    "plain": 'SparkSession.builder.master("local[1]").config("spark.sql.shuffle.partitions", "1")'
+    ".getOrCreate()",
+}
+
+
 @pytest.mark.slow
-def test_console_script_of_a_non_activated_venv(tmp_path: Path) -> None:
+@pytest.mark.parametrize("session", SESSIONS)
+def test_console_script_of_a_non_activated_venv(tmp_path: Path, session: str) -> None:
     app = tmp_path / "app"
     make_venv(app)
     see_these_packages(app)
     # What PATH's python3 is under cron on many hosts: an interpreter without pandas/pyspark.
     bare = make_venv(tmp_path / "bare")
-    script = install(app, "nightly_checks", JOB, "nightly-checks")
+    job = JOB.replace("SESSION", SESSIONS[session])
+    script = install(app, "nightly_checks", job, "nightly-checks")
     java = Path(os.environ.get("JAVA_HOME", "")) / "bin"
     env = {
         "PATH": os.pathsep.join([str(bare), str(java), "/usr/bin", "/bin"]),
@@ -105,3 +121,34 @@ def test_the_bare_interpreter_really_lacks_the_packages(tmp_path: Path) -> None:
         [str(bare / "python3"), "-c", "import pandas"], capture_output=True, text=True
     )
     assert probe.returncode != 0 and "No module named 'pandas'" in probe.stderr
+
+
+def test_detect_frame_runs_workers_of_a_plain_session_on_this_interpreter(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    context = spark.sparkContext
+    ours = context.pythonExec
+    context.pythonExec = "python3"  # what SparkSession.builder.getOrCreate() leaves
+    try:
+        rows = [("a", datetime(2024, 1, d, tzinfo=UTC), float(v)) for d, v in ((1, 1), (2, 30))]
+        frame = spark.createDataFrame(rows, "board string, timestamp timestamp, value double")
+        found = detect_frame(frame, SimpleThreshold(upper_bound=10.0), by="board").collect()
+        assert context.pythonExec == sys.executable
+        assert [r.value for r in found] == [30.0]
+    finally:
+        context.pythonExec = ours
+
+
+def test_an_interpreter_the_user_chose_is_kept(
+    spark: SparkSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
+    context = spark.sparkContext
+    ours = context.pythonExec
+    context.pythonExec = "/opt/team/python"  # PYSPARK_PYTHON, read when the context started
+    try:
+        use_driver_python(spark)
+        assert context.pythonExec == "/opt/team/python"
+    finally:
+        context.pythonExec = ours

@@ -7,6 +7,7 @@ import itertools
 import logging
 import random
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,38 @@ def test_event_time_types(
     )
     report = stream.process_batch(spark.createDataFrame([(value, 1), (None, 2)], schema), 0)
     assert report.untimed == 1 and stream.open_windows() == [Window(START, MINUTE)]
+
+
+def test_an_implausible_future_event_time_is_counted_and_moves_no_watermark(
+    spark: SparkSession, repo: MetricsRepository, caplog: pytest.LogCaptureFixture
+) -> None:
+    stream = StreamingMetrics(
+        "typo", [Size(), Mean("amount")], time_column="ts", window="1m", watermark="10s",
+        repository=repo, detector=None,
+    )  # fmt: skip
+    typo = {**window_rows(0, 1, seed=8)[0], "ts": datetime(9999, 12, 31, tzinfo=UTC)}
+    with caplog.at_level(logging.WARNING, logger="anomaly.streaming"):
+        first = stream.process_batch(frame(spark, [*window_rows(0, 5, seed=8), typo]), 0)
+    assert first.future == 1 and first.untimed == 0 and first.rows == 6
+    assert first.watermark is not None and first.watermark < START + MINUTE
+    assert "1 with an implausible future event time" in caplog.text
+    # The rows after it are on time: none late, and their windows close as the data moves.
+    later = stream.process_batch(frame(spark, window_rows(0, 3, seed=9) + window_rows(2, 2, 9)), 1)
+    assert later.late_rows == 0 and later.future == 0
+    assert [w.window.start for w in later.closed] == [START]
+    assert stored(repo, "typo")[(START, ())]["Size(*)"] == 8
+    clock = stream.ledger.clock()
+    assert clock is not None and clock.after.future == {"rows": 1} and clock.after.untimed == {}
+
+
+@pytest.mark.parametrize(("max_future", "ahead"), [("1h", 1), ("1d", 0)])
+def test_how_far_ahead_an_event_time_may_be_is_configurable(
+    spark: SparkSession, repo: MetricsRepository, max_future: str, ahead: int
+) -> None:
+    stream = StreamingMetrics(
+        "clock", [Size()], time_column="ts", window="1m", watermark="0s",
+        repository=repo, detector=None, max_future=max_future,
+    )  # fmt: skip
+    soon = datetime.now(UTC) + timedelta(hours=2)
+    report = stream.process_batch(frame(spark, [{**window_rows(0, 1, seed=1)[0], "ts": soon}]), 0)
+    assert report.future == ahead and (report.watermark is None) == bool(ahead)

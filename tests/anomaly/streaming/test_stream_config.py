@@ -4,11 +4,13 @@ is available), ``anomaly serve`` (queries until stopped, a failing one restarted
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
+from anomaly.config.stream_config import StreamScanConfig
 from anomaly.service import ConfigFileError, ScanRunner, ScanService, ScanStatus, load_config
 from tests.anomaly.service.test_scheduler import wait_for
 from tests.anomaly.streaming.data import T0, at, window_rows, write_json
@@ -137,3 +139,10 @@ def test_serve_runs_stream_queries_until_stopped_and_retries_a_failing_one(
     assert set(failed["scan"]) == {"copied"}
     assert "source 'orders_copy': time_column 'ts' does not exist" in failed["error"].iloc[0]
     assert service.streams.retry_at.keys() == {"copied"}
+
+
+def test_how_far_ahead_event_times_may_be_is_set_per_stream_scan() -> None:
+    base = {"window": "1h", "watermark": "5m", "checkpoint": "/ck"}
+    assert StreamScanConfig.model_validate(base).max_future == timedelta(days=1)
+    chosen = StreamScanConfig.model_validate({**base, "max_future": "6h"})
+    assert chosen.max_future == timedelta(hours=6)
