@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from anomaly.analyzers import Analyzer
 from anomaly.config.detector_spec import DetectorSpec
 from anomaly.config.metric_spec import Severity
+from anomaly.metric_domain import metric_domain
 
 MIN_HISTORY = 14
 """Earlier points a series needs before it is judged, unless a metric, monitor, scan or the
@@ -85,7 +86,7 @@ def resolve_plan(
     history = _first(*(level.min_history for level in found))
     return MetricPlan(
         analyzer=analyzer,
-        detector=spec.detector,
+        detector=within_domain(spec.detector, analyzer),
         detector_label=spec.label,
         severity=chosen,
         min_history=MIN_HISTORY if history is None else history,
@@ -95,6 +96,21 @@ def resolve_plan(
 def default_detector() -> DetectorSpec:
     """The detector of series that name none (a new one each call: detectors keep state)."""
     return DetectorSpec.model_validate(DEFAULT_DETECTOR)
+
+
+def within_domain(detector: Any, analyzer: Analyzer[Any]) -> Any:
+    """`detector` told the values `analyzer`'s metric can take (`metric_domain`), when it can
+    use them (``with_domain``: bands of a share stay in [0, 1], of a count at least 0).
+
+    >>> from anomaly.analyzers import Completeness
+    >>> from detectors import Adaptive
+    >>> within_domain(Adaptive(), Completeness("email")).domain
+    (0.0, 1.0)
+    """
+    domain = metric_domain(analyzer)
+    if domain is None or not hasattr(detector, "with_domain"):
+        return detector
+    return detector.with_domain(*domain)
 
 
 def _first(*values: Any) -> Any:
