@@ -6,10 +6,10 @@ are then tens of scales away: the model alone gives them p-values of 1e-20, and 
 false-alarm rate, however low, keeps them quiet while it still catches a lost load. A rolling
 z-score over the last two weeks is not surprised by a value inside the spread of those weeks;
 lost, duplicated and partial loads land far outside it. So the model's error distribution is
-mixed (an epsilon-contamination, Huber 1964) with a small share ``SHARE`` of "the point is drawn from the last ``WINDOW`` learnt
-values' normal": its p-value is at least ``SHARE * p_z`` (``p_z`` the rolling z-score's
-two-sided p-value), and the band at a false-alarm rate ``r`` reaches at least the z-score's
-band at ``r / SHARE``.
+mixed (an epsilon-contamination, Huber 1964) with a small share ``SHARE`` of "the point is
+drawn from the last ``WINDOW`` learnt values' normal": its p-value is at least
+``SHARE * p_z`` (``p_z`` the rolling z-score's two-sided p-value), and the band at a
+false-alarm rate ``r`` reaches at least the z-score's band at ``r / SHARE``.
 
 ``SHARE`` is the default false-alarm rate (0.001): at that rate and above the band is the
 model's alone (``r / SHARE >= 1``: the z-score band is empty) and only p-values of flagged
