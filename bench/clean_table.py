@@ -33,7 +33,7 @@ from common import print_table, write_results  # puts the repository root first 
 from anomaly.config.plans import MIN_HISTORY
 from detectors import Adaptive
 from detectors.budget import AlertBudget
-from detectors.evaluation import ANOMALY, OK
+from detectors.evaluation import ANOMALY, MISSING, OK
 
 GROUPS, DAYS, SEED = 1_000, 45, 2029
 BUDGET = AlertBudget(false_alerts_per_week=1)
@@ -74,8 +74,10 @@ def backfill(table: dict[str, tuple[np.ndarray, tuple[float, float]]], domains: 
         found = bound.walk_forward_rows(
             values, np.full(GROUPS, first), np.full(GROUPS, DAYS), np.ones(values.shape, bool)
         )
-        codes = np.array([e.codes for e in found])
-        p = np.array([e.p_value for e in found], dtype=float)
+        before = np.full((GROUPS, first), MISSING, np.int8)  # not judged: fewer than `first`
+        codes = np.concatenate([before, np.array([e.codes for e in found])], axis=1)
+        p = np.concatenate([np.full((GROUPS, first), np.nan),
+                            np.array([e.p_value for e in found], dtype=float)], axis=1)  # fmt: skip
         judged.append(np.isin(codes, (OK, ANOMALY)))
         flags.append(codes == ANOMALY)
         p_values.append(p)
