@@ -97,7 +97,8 @@ def sweep(detector: Any) -> dict[float, Any]:
             f"no sensitivity sweep for {kind}: an operating curve needs one of {known}"
         )
     names, levels = SWEEPS[kind]
-    return {level: dataclasses.replace(detector, **dict.fromkeys(names, level)) for level in levels}
+    one: Any = detector  # a dataclass instance, checked above
+    return {level: dataclasses.replace(one, **dict.fromkeys(names, level)) for level in levels}
 
 
 @dataclass(frozen=True)
