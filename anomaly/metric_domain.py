@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["MetricDomain", "metric_domain"]
+__all__ = ["MetricDomain", "analyzer_domain", "metric_domain"]
 
 _SHARES = frozenset(
     {
@@ -124,6 +124,26 @@ def metric_domain(name: str) -> MetricDomain:
     if base in _CORRELATIONS:
         return CORRELATION
     return AMOUNT
+
+
+def analyzer_domain(analyzer: object) -> tuple[float, float] | None:
+    """``(lower, upper)`` of the values `analyzer`'s metric can take, for a detector's band
+    (``math.inf`` for an open side), or None when it can be any number or when one analyzer
+    yields measures of different kinds (``ColumnHealth``). Read from the class names of the
+    analyzer's type, most derived first. Durations are left open: a detector treats a value
+    outside its domain as impossible, and a lateness can be below 0 when clocks disagree.
+
+    >>> from anomaly.analyzers import Completeness, Mean, Size
+    >>> analyzer_domain(Completeness("email")), analyzer_domain(Size()), analyzer_domain(Mean("x"))
+    ((0.0, 1.0), (0.0, inf), None)
+    """
+    for cls in type(analyzer).__mro__:
+        domain = metric_domain(cls.__name__)
+        if domain.kind in ("share", "count", "correlation"):
+            lower = -math.inf if domain.lower is None else domain.lower
+            upper = math.inf if domain.upper is None else domain.upper
+            return (lower, upper)
+    return None
 
 
 def _split(name: str) -> tuple[str, str]:

@@ -15,11 +15,14 @@ domain as the scan tells it (ratios in [0, 1], counts at least 0); the last colu
 without domains.
 
     python3 bench/clean_table.py            # writes bench/results/clean_table.json
+    python3 bench/clean_table.py --min-history 14   # judged from the 15th point (default: the
+                                                    # scan's MIN_HISTORY)
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 from typing import Any
 
@@ -27,9 +30,10 @@ import numpy as np
 import pandas as pd
 from common import print_table, write_results  # puts the repository root first on sys.path
 
+from anomaly.config.plans import MIN_HISTORY
 from detectors import Adaptive
 from detectors.budget import AlertBudget
-from detectors.evaluation import ANOMALY, OK
+from detectors.evaluation import ANOMALY, MISSING, OK
 
 GROUPS, DAYS, SEED = 1_000, 45, 2029
 BUDGET = AlertBudget(false_alerts_per_week=1)
@@ -59,18 +63,21 @@ def clean_table(rng: np.random.Generator) -> dict[str, tuple[np.ndarray, tuple[f
 
 
 def backfill(table: dict[str, tuple[np.ndarray, tuple[float, float]]], domains: bool,
-             detector: Adaptive) -> dict[str, Any]:  # fmt: skip
-    """Alerts before and after the budget, per metric and per day of history."""
+             detector: Adaptive, first: int = MIN_HISTORY) -> dict[str, Any]:  # fmt: skip
+    """Alerts before and after the budget, per metric and per day of history; each series
+    judged from its point ``first`` on (a scan's ``min_history``)."""
     times = pd.date_range("2025-01-06", periods=DAYS, freq="D").to_numpy()
     stamps = np.tile(times, (GROUPS, 1))
     p_values, flags, judged = [], [], []
     for values, domain in table.values():
         bound = (detector.with_domain(*domain) if domains else detector).at_times(stamps)
         found = bound.walk_forward_rows(
-            values, np.zeros(GROUPS, np.int64), np.full(GROUPS, DAYS), np.ones(values.shape, bool)
+            values, np.full(GROUPS, first), np.full(GROUPS, DAYS), np.ones(values.shape, bool)
         )
-        codes = np.array([e.codes for e in found])
-        p = np.array([e.p_value for e in found], dtype=float)
+        before = np.full((GROUPS, first), MISSING, np.int8)  # not judged: fewer than `first`
+        codes = np.concatenate([before, np.array([e.codes for e in found])], axis=1)
+        p = np.concatenate([np.full((GROUPS, first), np.nan),
+                            np.array([e.p_value for e in found], dtype=float)], axis=1)  # fmt: skip
         judged.append(np.isin(codes, (OK, ANOMALY)))
         flags.append(codes == ANOMALY)
         p_values.append(p)
@@ -93,19 +100,26 @@ def backfill(table: dict[str, tuple[np.ndarray, tuple[float, float]]], domains: 
 
 
 def main() -> None:
+    first = (
+        int(sys.argv[sys.argv.index("--min-history") + 1])
+        if "--min-history" in sys.argv
+        else MIN_HISTORY
+    )
     table = clean_table(np.random.default_rng(SEED))
     started = time.perf_counter()
-    told = backfill(table, True, Adaptive())
-    alone = backfill(table, False, Adaptive())
+    told = backfill(table, True, Adaptive(), first)
+    alone = backfill(table, False, Adaptive(), first)
     seconds = time.perf_counter() - started
     rows = [[name, told["per_metric"][name], alone["per_metric"][name]] for name in table]
     rows.append(["all (target <= 7)", told["alerts"], alone["alerts"]])
     rows.append(["flagged before the budget", told["flagged_before_budget"],
                  alone["flagged_before_budget"]])  # fmt: skip
     print_table(["metric", "alerts, domains told", "alerts, no domains"], rows)
-    print(f"alerts by day of history (domains told): {told['alerts_per_day_of_history']}")
+    print(f"judged from point {first} (min_history {first}); alerts by day of history"
+          f" (domains told): {told['alerts_per_day_of_history']}")  # fmt: skip
     path = write_results("clean_table", {
-        "groups": GROUPS, "days": DAYS, "budget": BUDGET.rule, "checks": told["checks"],
+        "groups": GROUPS, "days": DAYS, "min_history": first, "budget": BUDGET.rule,
+        "checks": told["checks"],
         "with_domains": told, "without_domains": alone, "seconds": seconds,
     })  # fmt: skip
     print(f"\nwrote {path}")

@@ -28,6 +28,7 @@ run by ``python3 bench/detection_quality.py --daily`` for the report.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
@@ -40,13 +41,23 @@ from data.daily import FIRST_JUDGED, SERIES_PER_FAMILY, series
 from peers import DQOpsPercentile, SodaProphet, ZScore
 
 from anomaly.backtest import Score, backtest
+from anomaly.backtest.curve import DEVIATIONS, RATES
 from detectors import Adaptive, OnlineNormal, RobustMAD
 from detectors.evaluation import ANOMALY
 
 FA_TARGETS = (0.05, 0.1, 0.3, 1.0)
 """False alerts per 100 clean checks at which recall is compared."""
-FAR_LEVELS = (1e-9, 1e-7, 1e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1)
-SD_LEVELS = (2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0, 8.0, 12.0, 20.0, 50.0)
+FAR_LEVELS = RATES  # the same sweeps as ``anomaly backtest --curve``
+SD_LEVELS = DEVIATIONS
+DOMAINS = {
+    "row_count": (0.0, math.inf),
+    "distinct_count": (0.0, math.inf),
+    "trend_weekly": (0.0, math.inf),
+    "completeness": (0.0, 1.0),
+    "share": (0.0, 1.0),
+}
+"""The domain a scan tells the product's detector for each kind of metric (a scan takes it from
+the analyzer: ``anomaly/metric_domain.py``); the peers' rules have no such setting."""
 PERCENT_LEVELS = (10.0, 5.0, 2.0, 1.0, 0.5, 0.1, 0.01, 1e-3, 1e-5, 1e-8)
 WIDTH_LEVELS = (0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.999)
 PROPHET_EVERY = 120
@@ -117,8 +128,9 @@ def replay(task: tuple[str, int, list[int], list[str]]) -> list[Any]:
     records = []
     for k in ids:
         one = data[k]
+        domain = DOMAINS.get(one.info["family"].rsplit("/", 1)[-1])
         named = {
-            (n, spec.label(level)): spec.make(level)
+            (n, spec.label(level)): bound(spec.make(level), domain)
             for n in names
             for spec in [_spec(n)]
             for level in spec.levels
@@ -135,6 +147,13 @@ def replay(task: tuple[str, int, list[int], list[str]]) -> list[Any]:
             ]
             records.append((k, n, lab, result.score(f"{n}|{lab}"), found))
     return records
+
+
+def bound(detector: Any, domain: tuple[float, float] | None) -> Any:
+    """``detector`` told its metric's domain, as a scan tells it, where it takes one."""
+    if domain is None or not hasattr(detector, "with_domain"):
+        return detector
+    return detector.with_domain(*domain)
 
 
 def run(split: str, names: list[str], ids: list[int], jobs: int, per_family: int) -> list[Any]:

@@ -32,6 +32,7 @@ the series without incidents, overall and per family.
     python3 bench/detection_quality.py --quick     # 1 in 4 series, no subsample run, no JSON
     python3 bench/detection_quality.py --daily     # the daily regime (--quick: 1 in 4, no JSON)
     python3 bench/detection_quality.py --daily --prophet  # adds its Prophet test subsample
+    python3 bench/detection_quality.py --daily --rerun "Adaptive()"  # the others' curves kept
 """
 
 from __future__ import annotations
@@ -301,9 +302,15 @@ def main() -> None:
         action="store_true",
         help="--daily: only the test subsample with Soda's Prophet",
     )
+    parser.add_argument(
+        "--rerun",
+        action="append",
+        metavar="NAME",
+        help="--daily: replay only this spec (repeatable), keep the others' committed curves",
+    )
     args = parser.parse_args()
     if args.daily:
-        daily(args.jobs, args.quick, args.prophet)
+        daily(args.jobs, args.quick, args.prophet, args.rerun)
         return
     series = _dataset()
     step = 4 if args.quick else 1
@@ -363,7 +370,7 @@ def _existing() -> dict[str, Any]:
     return found
 
 
-def daily(jobs: int, quick: bool, prophet: bool) -> None:
+def daily(jobs: int, quick: bool, prophet: bool, rerun: list[str] | None = None) -> None:
     """The daily regime alone; its section replaces the JSON's ``daily`` (full runs only), or
     with ``prophet`` its Prophet subsample is added to the section."""
     from daily_report import PLOT, prophet_subsample
@@ -373,7 +380,7 @@ def daily(jobs: int, quick: bool, prophet: bool) -> None:
     if prophet:
         section = {"test_prophet_subsample": prophet_subsample(jobs)}
     else:
-        section = run_daily(jobs, quick)
+        section = run_daily(jobs, quick, rerun)
     # Read the file only now: a Prophet run may have added its subsample in the meantime.
     kept = _existing().get("daily", {})
     if prophet:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
 from typing import Any
 
@@ -68,6 +69,12 @@ def register(commands: Any) -> argparse.ArgumentParser:
         help="output on stdout (default table)",
     )
     parser.add_argument("--totals-only", action="store_true", help="no per-series rows")
+    parser.add_argument(
+        "--curve",
+        action="store_true",
+        help="print each detector's operating curve instead: recall at 0.05, 0.1, 0.3 and 1 "
+        "false alerts per 100 clean checks, sweeping its sensitivity (needs labels)",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     parser.add_argument("--plot", metavar="FILE", help="also write a PNG with alerts marked")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
@@ -86,17 +93,18 @@ def backtest_command(args: argparse.Namespace) -> int:
     repo, tags = open_repository(args)
     group = dict(pairs(args.group, "--group"))
     labels = None if args.labels == "none" else args.labels
-    result = backtest(
-        repo,
-        detectors,
-        metrics=args.metrics,
-        tags=tags or None,
-        groups=[group] if group else None,
-        since=parse_time(args.since) if args.since else None,
-        until=parse_time(args.until) if args.until else None,
-        labels=labels,
-        exclude_annotated=not args.include_excluded,
-    )
+    options: dict[str, Any] = {
+        "metrics": args.metrics,
+        "tags": tags or None,
+        "groups": [group] if group else None,
+        "since": parse_time(args.since) if args.since else None,
+        "until": parse_time(args.until) if args.until else None,
+        "labels": labels,
+        "exclude_annotated": not args.include_excluded,
+    }
+    if args.curve:
+        return _curve(repo, detectors, options, args.format)
+    result = backtest(repo, detectors, **options)
     if not result.series:
         raise ConfigurationError(
             f"no stored points of {', '.join(args.metrics)} match these filters "
@@ -107,6 +115,22 @@ def backtest_command(args: argparse.Namespace) -> int:
         result.to_json(args.json)
     if args.plot:
         result.plot(args.plot)
+    return 0
+
+
+def _curve(repo: Any, detectors: dict[str, Any], options: dict[str, Any], form: str) -> int:
+    """Print the operating curve of each detector (``curve.py``)."""
+    from anomaly.backtest.curve import operating_curve
+
+    try:
+        curve = operating_curve(repo, detectors, **options)
+    except ValueError as error:
+        raise ConfigurationError(f"--curve: {error}") from None
+    if curve.clean_checks == 0 and curve.incidents == 0:
+        raise ConfigurationError(
+            f"--curve: no judged points of {', '.join(options['metrics'])} match these filters"
+        )
+    print(json.dumps(curve.to_dict(), indent=2) if form == "json" else curve.table())
     return 0
 
 

@@ -11,7 +11,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from detectors._params import check_factor, check_int, check_open_fraction
-from detectors.adaptive import calendar, limits, persistence, scale_choice, stuck, young
+from detectors.adaptive import (
+    calendar,
+    limits,
+    persistence,
+    recurrence,
+    scale_choice,
+    stuck,
+    young,
+)
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.judged import INCREMENTS, PERIOD_SLOTS, Judged, describe_anomaly, splice
@@ -102,7 +110,7 @@ class Adaptive(MatrixDetector):
     >>> detector = Adaptive().with_spacing(86_400)
     >>> [a.index for a in detector.detect(weekly)]
     [80]
-    >>> bool(detector.evaluate(weekly, (80, 81)).p_value[0] < 1e-9)
+    >>> bool(detector.evaluate(weekly, (80, 81)).p_value[0] < 1e-3)
     True
     >>> shifted = np.r_[rng.normal(50, 1, 40), rng.normal(70, 1, 40)]  # a lasting shift
     >>> [a.index for a in Adaptive(season=None).detect(shifted)]
@@ -347,11 +355,16 @@ class Adaptive(MatrixDetector):
         domain = limits.check_domain(self.domain)
         reach = limits.observed_reach(values, learn, needed)
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side)
+        plain = needed & (offset == 0).all(axis=1, keepdims=True)
+        *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
+                                                  self.side)  # fmt: skip
+        lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
-        judged = needed & (offset == 0).all(axis=1, keepdims=True) & np.bool_(self.side == "both")
+        judged = plain & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)
         p = np.minimum.reduce([p / POINT_SHARE, p_lasting / persistence.SHARE,
                                p_stale / stuck.SHARE, np.ones(p.shape)])  # fmt: skip
+        p = np.where(stale, p, np.maximum(p, recurs))
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
         beyond = outside(values[needed], lower[needed], upper[needed])
         codes[needed] = np.where(beyond | stale[needed], ANOMALY, OK)

@@ -3,12 +3,31 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anomaly.metric_domain import MetricDomain, metric_domain
+from anomaly.analyzers import (
+    ApproxCountDistinct,
+    Completeness,
+    Compliance,
+    Correlation,
+    CountDistinct,
+    Distinctness,
+    Entropy,
+    Maximum,
+    Mean,
+    PatternMatch,
+    Size,
+    StandardDeviation,
+    Sum,
+    Uniqueness,
+    UniqueValueRatio,
+)
+from anomaly.metric_domain import MetricDomain, analyzer_domain, metric_domain
+from anomaly.monitors.column_health import ColumnHealth
 
 KINDS = [
     ("Size(*)", "count", 0.0, None),
@@ -60,3 +79,28 @@ def test_a_clipped_value_is_in_the_domain_and_a_value_inside_stays(
 def test_nan_is_no_value_of_any_domain() -> None:
     assert not any(domain.contains(math.nan) for domain in DOMAINS)
     assert math.isnan(metric_domain("Completeness").clip(math.nan))
+
+
+@pytest.mark.parametrize(
+    ("analyzer", "domain"),
+    [
+        (Completeness("a"), (0.0, 1.0)),
+        (Compliance("positive", "a > 0"), (0.0, 1.0)),
+        (PatternMatch("a", r"\d+"), (0.0, 1.0)),
+        (Distinctness(("a",)), (0.0, 1.0)),
+        (Uniqueness(("a",)), (0.0, 1.0)),
+        (UniqueValueRatio(("a",)), (0.0, 1.0)),
+        (Size(), (0.0, math.inf)),
+        (CountDistinct(("a",)), (0.0, math.inf)),
+        (ApproxCountDistinct("a"), (0.0, math.inf)),
+        (StandardDeviation("a"), (0.0, math.inf)),
+        (Entropy("a"), (0.0, math.inf)),
+        (Correlation("a", "b"), (-1.0, 1.0)),
+        (Mean("a"), None),
+        (Sum("a"), None),
+        (Maximum("a"), None),
+        (ColumnHealth("a"), None),  # completeness and means in one analyzer: no one domain
+    ],
+)
+def test_a_detector_is_told_its_analyzers_domain(analyzer: Any, domain: Any) -> None:
+    assert analyzer_domain(analyzer) == domain

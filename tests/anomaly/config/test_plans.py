@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -61,3 +62,24 @@ def test_a_scans_settings_are_resolved_once_into_one_object() -> None:
     assert settings.tags == {"dataset": "events", "scan": "daily"}
     assert [p.analyzer for p in settings.plans] == [Size()]
     assert settings.budget is not None and settings.checks_per_week == 7.0
+
+
+@pytest.mark.parametrize(
+    ("metric", "detector", "domain"),
+    [
+        ("Size", "Adaptive", (0.0, math.inf)),
+        ({"analyzer": "Completeness", "column": "email"}, "Adaptive", (0.0, 1.0)),
+        ({"analyzer": "Mean", "column": "price"}, "Adaptive", None),
+    ],
+)
+def test_the_default_detector_is_told_its_metrics_domain(
+    metric: Any, detector: str, domain: tuple[float, float] | None
+) -> None:
+    plan = config({"metrics": [metric], "detector": detector}).plans("daily")[0]
+    assert plan.detector.domain == domain
+
+
+def test_a_detector_without_a_domain_is_used_as_configured() -> None:
+    plan = config({"metrics": ["Size"], "detector": "RobustMAD"}).plans("daily")[0]
+    assert type(plan.detector).__name__ == "RobustMAD"
+    assert not hasattr(plan.detector, "domain")
