@@ -48,9 +48,9 @@ NANOS_FIX = (
 def explain_read_error(error: BaseException, url: str, spark: SparkSession | None = None) -> str:
     """One line: Spark's root cause of failing to read `url`, and the fix when it is known.
 
-    >>> explain_read_error(RuntimeError('No FileSystem for scheme "s3a"'), "s3a://lake/o/")
-    ... # doctest: +ELLIPSIS
-    "...no filesystem for URL scheme 's3a' is installed in this Spark... hadoop-aws..."
+    >>> print(explain_read_error(RuntimeError('No FileSystem for scheme "s3a"'), "s3a://lake/o/"))
+    No FileSystem for scheme "s3a": no filesystem for URL scheme 's3a' is installed in this \
+Spark. It comes with the hadoop-aws package, ...
     """
     cause = job_error_message(error)
     text = f"{cause}\n{error}"
