@@ -41,7 +41,6 @@ from detectors.evaluation import (
     Evaluation,
     FloatArray,
     IntArray,
-    fmt,
     outside,
 )
 from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
@@ -395,11 +394,4 @@ class Adaptive(MatrixDetector):
     def describe(self, cell: Cell) -> str:
         if cell.code != ANOMALY:
             return super().describe(cell)
-        if cell.aux < 0:
-            return (
-                f"[{self.name}] Value {fmt(cell.value)} came {int(-cell.aux) + 1} times in a"
-                f" row, a run its history makes unlikely (false_alarm_rate"
-                f" {self.false_alarm_rate:g}); bounds were [{fmt(cell.lower)},"
-                f" {fmt(cell.upper)}]."
-            )
         return describe_anomaly(self.name, self.false_alarm_rate, cell)

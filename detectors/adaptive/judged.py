@@ -20,13 +20,23 @@ INCREMENTS = 4
 
 
 def describe_anomaly(name: str, false_alarm_rate: float, cell: Cell) -> str:
-    """The detail of an anomalous cell: its value, band, season and scale.
+    """The detail of an anomalous cell: its value, band, season and scale, or (``aux`` below
+    0) the run of repeated values that made it one.
 
     >>> cell = Cell(position=3, length=10, value=9.0, lower=1.0, upper=5.0, code=2, aux=7)
     >>> print(describe_anomaly("Adaptive", 0.001, cell))
     [Adaptive] Value 9.0 is not in bounds [1.0, 5.0] (period 7, identity scale,
     false_alarm_rate 0.001).
+    >>> print(describe_anomaly("Adaptive", 0.001, cell._replace(aux=-4)))
+    [Adaptive] Value 9.0 came 5 times in a row, a run its history makes unlikely
+    (false_alarm_rate 0.001); bounds were [1.0, 5.0].
     """
+    if cell.aux < 0:
+        return (
+            f"[{name}] Value {fmt(cell.value)} came {int(-cell.aux) + 1} times in a row, a run"
+            f" its history makes unlikely (false_alarm_rate {false_alarm_rate:g}); bounds were"
+            f" [{fmt(cell.lower)}, {fmt(cell.upper)}]."
+        )
     period = int(cell.aux) % PERIOD_SLOTS
     kind, increments = divmod(int(cell.aux) // PERIOD_SLOTS, INCREMENTS)[::-1]
     scale = Transform(kind).label + (" scale of the increments" if increments else " scale")
