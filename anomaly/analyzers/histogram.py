@@ -12,13 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import pyarrow as pa
 
-from anomaly.analyzers.frequency import (
-    COUNT,
-    FrequencyAnalyzer,
-    FrequencyState,
-    FrequencySummary,
-    value_column,
-)
+from anomaly.analyzers import frequency
 from anomaly.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -28,7 +22,7 @@ NULL_VALUE = "NullValue"
 
 
 @dataclass(frozen=True)
-class Histogram(FrequencyAnalyzer):
+class Histogram(frequency.FrequencyAnalyzer):
     """Value distribution of `column`: ``bins`` plus ``abs.<v>`` / ``ratio.<v>`` per value.
 
     Only the `max_bins` most frequent values get detail records (ties broken by value), as
@@ -37,7 +31,7 @@ class Histogram(FrequencyAnalyzer):
     Examples
     --------
     >>> import pyarrow as pa
-    >>> state = FrequencyState(pa.table({"_c0": ["DE", None], "_cnt": [3, 1]}))
+    >>> state = frequency.FrequencyState(pa.table({"_c0": ["DE", None], "_cnt": [3, 1]}))
     >>> Histogram("country").metric(state).value
     {'bins': 2.0, 'abs.DE': 3.0, 'ratio.DE': 0.75, 'abs.NullValue': 1.0, 'ratio.NullValue': 0.25}
     """
@@ -65,8 +59,8 @@ class Histogram(FrequencyAnalyzer):
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        text = F.coalesce(F.col(value_column(0)).cast("string"), F.lit(NULL_VALUE))
-        order = [F.col(COUNT).desc(), text.asc()]
+        text = F.coalesce(F.col(frequency.value_column(0)).cast("string"), F.lit(NULL_VALUE))
+        order = [F.col(frequency.COUNT).desc(), text.asc()]
         return {
             "_hist_value": text,
             "_hist_rank": F.row_number().over(Window.partitionBy(*groups).orderBy(*order)),
@@ -76,22 +70,22 @@ class Histogram(FrequencyAnalyzer):
         from pyspark.sql import functions as F
 
         top = F.col("_hist_rank") <= self.max_bins
-        return [F.collect_list(F.when(top, F.struct("_hist_value", COUNT)))]
+        return [F.collect_list(F.when(top, F.struct("_hist_value", frequency.COUNT)))]
 
-    def extra_from_state(self, state: FrequencyState) -> Sequence[Any]:
+    def extra_from_state(self, state: frequency.FrequencyState) -> Sequence[Any]:
         if state.table is None:
             return ([],)
-        column = state.table.column(value_column(0))
+        column = state.table.column(frequency.value_column(0))
         raw = column.to_pylist()
         if pa.types.is_float32(column.type):  # Spark prints the float's own shortest digits
             raw = [None if v is None else float(str(np.float32(v))) for v in raw]
         values = [NULL_VALUE if v is None else _as_text(v) for v in raw]
-        counts = state.table.column(COUNT).to_pylist()
+        counts = state.table.column(frequency.COUNT).to_pylist()
         pairs = sorted(zip(values, counts, strict=True), key=lambda p: (-p[1], p[0]))
         return (pairs[: self.max_bins],)
 
     def metric_from_summary(
-        self, summary: FrequencySummary, extra: Sequence[Any]
+        self, summary: frequency.FrequencySummary, extra: Sequence[Any]
     ) -> dict[str, float]:
         rows = self.checked_rows(summary)
         pairs = sorted(((str(v), int(c)) for v, c in extra[0]), key=lambda p: (-p[1], p[0]))

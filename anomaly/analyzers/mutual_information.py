@@ -10,20 +10,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anomaly.analyzers.frequency import (
-    COUNT,
-    FrequencyAnalyzer,
-    FrequencyState,
-    FrequencySummary,
-    value_column,
-)
+from anomaly.analyzers import frequency
 
 if TYPE_CHECKING:
     from pyspark.sql import Column
 
 
 @dataclass(frozen=True)
-class MutualInformation(FrequencyAnalyzer):
+class MutualInformation(frequency.FrequencyAnalyzer):
     """Mutual information (nats) of `first` and `second`: sum p(a,b) ln(p(a,b) / (p(a) p(b))).
 
     Null is treated as a value of its own; rows where both are null are left out.
@@ -32,7 +26,7 @@ class MutualInformation(FrequencyAnalyzer):
     --------
     >>> import pyarrow as pa
     >>> table = pa.table({"_c0": [1, 2], "_c1": ["x", "y"], "_cnt": [5, 5]})
-    >>> round(MutualInformation("a", "b").metric(FrequencyState(table)).value, 6)
+    >>> round(MutualInformation("a", "b").metric(frequency.FrequencyState(table)).value, 6)
     0.693147
     """
 
@@ -50,33 +44,35 @@ class MutualInformation(FrequencyAnalyzer):
         from pyspark.sql import functions as F
 
         def total(*by: str) -> Column:
-            return F.sum(COUNT).over(Window.partitionBy(*groups, *by))
+            return F.sum(frequency.COUNT).over(Window.partitionBy(*groups, *by))
 
         return {
-            "_mi_a": total(value_column(0)),
-            "_mi_b": total(value_column(1)),
+            "_mi_a": total(frequency.value_column(0)),
+            "_mi_b": total(frequency.value_column(1)),
             "_mi_n": total(),
         }
 
     def aggregations(self) -> list[Column]:
         from pyspark.sql import functions as F
 
-        cnt, n = F.col(COUNT), F.col("_mi_n")
+        cnt, n = F.col(frequency.COUNT), F.col("_mi_n")
         return [F.sum(cnt / n * F.log(cnt * n / (F.col("_mi_a") * F.col("_mi_b"))))]
 
-    def extra_from_state(self, state: FrequencyState) -> Sequence[Any]:
+    def extra_from_state(self, state: frequency.FrequencyState) -> Sequence[Any]:
         if state.table is None:
             return (0.0,)
         table = state.table
-        cnt = table.column(COUNT).to_numpy().astype(float)
+        cnt = table.column(frequency.COUNT).to_numpy().astype(float)
         # Null and NaN must each be a value of their own, as in Spark's window partitions (pandas
         # would fold NaN into null); Arrow's dictionary encoding keeps them apart.
-        by_a = _marginal(table.column(value_column(0)), cnt)
-        by_b = _marginal(table.column(value_column(1)), cnt)
+        by_a = _marginal(table.column(frequency.value_column(0)), cnt)
+        by_b = _marginal(table.column(frequency.value_column(1)), cnt)
         n = cnt.sum()
         return (float((cnt / n * np.log(cnt * n / (by_a * by_b))).sum()),)
 
-    def metric_from_summary(self, summary: FrequencySummary, extra: Sequence[Any]) -> float:
+    def metric_from_summary(
+        self, summary: frequency.FrequencySummary, extra: Sequence[Any]
+    ) -> float:
         self.checked_rows(summary)
         return float(extra[0])
 

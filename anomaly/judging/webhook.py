@@ -16,7 +16,6 @@ import contextlib
 import http.client
 import random
 import socket
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -26,6 +25,7 @@ from typing import Any
 
 from anomaly.errors import AnomalyError
 from anomaly.safe_text import terminal_safe
+from repository.watchdog import WATCHDOG, Alarm
 
 RETRIED_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 """HTTP answers that say "try again later"; any other error answer is final."""
@@ -158,30 +158,27 @@ def _retry_after(value: str | None) -> float | None:
 
 
 class _Watchdog:
-    """Shuts down the sockets of one attempt when the delivery's deadline passes."""
+    """Breaks the sockets of one attempt when the delivery's deadline passes (the process's
+    ``repository.watchdog.WATCHDOG`` does the watching)."""
 
     def __init__(self, deadline: float) -> None:
         self.deadline = deadline
-        self.expired = False
-        self._timers: list[threading.Timer] = []
+        self._alarms: list[Alarm] = []
+        self._armed = contextlib.ExitStack()
+
+    @property
+    def expired(self) -> bool:
+        """Whether the deadline broke one of the attempt's sockets."""
+        return any(alarm.fired for alarm in self._alarms)
 
     def remaining(self) -> float:
         return max(self.deadline - time.monotonic(), 0.001)
 
     def guard(self, sock: socket.socket) -> None:
-        timer = threading.Timer(self.remaining(), self._cut, [sock])
-        timer.daemon = True
-        timer.start()
-        self._timers.append(timer)
-
-    def _cut(self, sock: socket.socket) -> None:
-        self.expired = True
-        with contextlib.suppress(OSError):  # already closed: the attempt ended on its own
-            sock.shutdown(socket.SHUT_RDWR)
+        self._alarms.append(self._armed.enter_context(WATCHDOG.armed(sock, self.remaining())))
 
     def cancel(self) -> None:
-        for timer in self._timers:
-            timer.cancel()
+        self._armed.close()
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
