@@ -8,7 +8,7 @@ verdict and the expected band of every point of the interval.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -20,12 +20,14 @@ from detectors.evaluation import (
     MISSING,
     OK,
     Evaluation,
-    FloatArray,
     band_detail,
     judge,
     missing_detail,
     rule_confidence,
 )
+
+if TYPE_CHECKING:
+    from detectors.evaluation import FloatArray
 
 Interval = tuple[int, int | None]
 

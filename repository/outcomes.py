@@ -8,20 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
-from repository.dimensions import (
-    GroupKeys,
-    optional_float,
-    replace_run_rows,
-    rows_to_table,
-)
+from repository.dimensions import GroupKeys, replace_run_rows
 from repository.filters import Where
-from repository.frames import to_frame
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags
+from repository.run_rows import read_run_rows, stage_rows
 
 OUTCOME_COLUMNS = (
     "timestamp",
@@ -36,25 +32,8 @@ OUTCOME_COLUMNS = (
     "upper",
     "group_key",
 )
-"""The fixed columns of ``load_outcomes()``; group then tag columns follow. ``group_key`` is the
-canonical JSON of the group, which tells a null group value from an absent group column."""
-
-
-_STAGED = pa.schema(
-    [
-        ("check_name", pa.string()),
-        ("constraint_name", pa.string()),
-        ("level", pa.string()),
-        ("status", pa.string()),
-        ("message", pa.string()),
-        ("metric_id", pa.string()),
-        ("value", pa.float64()),
-        ("lower", pa.float64()),
-        ("upper", pa.float64()),
-        ("group_key", pa.string()),
-    ]
-)
-"""The columns of staged outcomes, in the order of ``stage_outcomes``' rows."""
+"""The fixed columns of ``load_outcomes()``; group then tag columns follow (``group_key`` as in
+``query.POINT_COLUMNS``)."""
 
 
 @dataclass(frozen=True)
@@ -87,25 +66,23 @@ class CheckOutcome:
 
 def stage_outcomes(outcomes: Iterable[CheckOutcome], groups: GroupKeys) -> pa.Table:
     """Outcomes as Arrow columns (group keys registered in ``groups``)."""
-    rows = []
-    for outcome in outcomes:
-        if not isinstance(outcome, CheckOutcome):
-            raise TypeError(f"outcomes must be CheckOutcome, got {type(outcome).__name__}")
-        rows.append(
-            (
-                outcome.check,
-                outcome.constraint,
-                outcome.level,
-                outcome.status,
-                outcome.message,
-                outcome.metric_id,
-                optional_float(outcome.value),
-                optional_float(outcome.lower),
-                optional_float(outcome.upper),
-                groups.key(outcome.group),
-            )
-        )
-    return rows_to_table(_STAGED.names, _STAGED.types, rows)
+    return stage_rows(
+        outcomes,
+        CheckOutcome,
+        "outcomes",
+        [
+            ("check_name", pa.string(), attrgetter("check")),
+            ("constraint_name", pa.string(), attrgetter("constraint")),
+            ("level", pa.string(), attrgetter("level")),
+            ("status", pa.string(), attrgetter("status")),
+            ("message", pa.string(), attrgetter("message")),
+            ("metric_id", pa.string(), attrgetter("metric_id")),
+            ("value", pa.float64(), attrgetter("value")),
+            ("lower", pa.float64(), attrgetter("lower")),
+            ("upper", pa.float64(), attrgetter("upper")),
+            ("group_key", pa.string(), lambda o: groups.key(o.group)),
+        ],
+    )
 
 
 def write_outcomes(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupKeys) -> None:
@@ -141,14 +118,14 @@ def load_outcomes(
         .within("o.status", statuses)
         .time_range("r.ts", after, before)
     )
-    sql = f"""
-        SELECT {connector.dialect.epoch_ms("r.ts")} AS ts_ms, o.run_id, o.group_id,
+    return read_run_rows(
+        connector,
+        "check_outcomes o",
+        f"""{connector.dialect.epoch_ms("r.ts")} AS ts_ms, o.run_id, o.group_id,
                o.check_name AS "check", o.constraint_name AS "constraint", o.level, o.status,
-               o.message, o.metric_id, o.value, o.lower, o.upper, k.group_key
-        FROM check_outcomes o JOIN runs r ON r.run_id = o.run_id
-        JOIN group_keys k ON k.group_id = o.group_id
-        WHERE {where.sql}
-        ORDER BY r.ts, r.run_id, o.check_name, o.constraint_name, k.group_key"""
-    with connector.cursor() as cur:
-        table = cur.arrow(sql, where.params)
-        return to_frame(cur, table, OUTCOME_COLUMNS, tag_columns=checked or ())
+               o.message, o.metric_id, o.value, o.lower, o.upper, k.group_key""",
+        where,
+        "r.ts, r.run_id, o.check_name, o.constraint_name, k.group_key",
+        OUTCOME_COLUMNS,
+        tag_columns=checked or (),
+    )

@@ -8,21 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
-from repository.dimensions import (
-    UTC_MS,
-    GroupKeys,
-    optional_float,
-    replace_run_rows,
-    rows_to_table,
-)
+from repository.dimensions import UTC_MS, GroupKeys, replace_run_rows
 from repository.filters import Where
-from repository.frames import to_frame, utc
+from repository.frames import utc
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags, to_epoch_ms
+from repository.run_rows import read_run_rows, stage_rows
 
 VERDICT_STATUSES = ("normal", "anomaly", "held_back", "insufficient_history", "error")
 """Conventional statuses (``held_back``: an anomaly an alert budget did not alert on); any
@@ -42,27 +38,8 @@ VERDICT_COLUMNS = (
     "group_key",
     "p_value",
 )
-"""The fixed columns of ``load_verdicts()``; group then tag columns follow. ``group_key`` is the
-canonical JSON of the group, which tells a null group value from an absent group column."""
-
-
-_STAGED = pa.schema(
-    [
-        ("metric_id", pa.string()),
-        ("group_key", pa.string()),
-        ("ts", UTC_MS),
-        ("value", pa.float64()),
-        ("lower", pa.float64()),
-        ("upper", pa.float64()),
-        ("detector", pa.string()),
-        ("score", pa.float64()),
-        ("detail", pa.string()),
-        ("status", pa.string()),
-        ("history_length", pa.int32()),
-        ("p_value", pa.float64()),
-    ]
-)
-"""The columns of staged verdicts, in the order of ``stage_verdicts``' rows."""
+"""The fixed columns of ``load_verdicts()``; group then tag columns follow (``group_key`` as in
+``query.POINT_COLUMNS``)."""
 
 
 @dataclass(frozen=True)
@@ -114,28 +91,29 @@ def stage_verdicts(
     key: ResultKey, verdicts: Iterable[AnomalyVerdict], groups: GroupKeys
 ) -> pa.Table:
     """Verdicts as Arrow columns (group keys registered in ``groups``)."""
-    rows = []
-    for v in verdicts:
-        if not isinstance(v, AnomalyVerdict):
-            raise TypeError(f"verdicts must be AnomalyVerdict, got {type(v).__name__}")
-        millis = key.epoch_ms if v.timestamp is None else to_epoch_ms(v.timestamp)
-        rows.append(
-            (
-                v.metric_id,
-                groups.key(v.group),
-                millis,
-                optional_float(v.value),
-                optional_float(v.lower),
-                optional_float(v.upper),
-                v.detector,
-                optional_float(v.score),
-                v.detail,
-                v.status,
-                v.history_length,
-                optional_float(v.p_value),
-            )
-        )
-    return rows_to_table(_STAGED.names, _STAGED.types, rows)
+
+    def millis(v: AnomalyVerdict) -> int:
+        return key.epoch_ms if v.timestamp is None else to_epoch_ms(v.timestamp)
+
+    return stage_rows(
+        verdicts,
+        AnomalyVerdict,
+        "verdicts",
+        [
+            ("metric_id", pa.string(), attrgetter("metric_id")),
+            ("group_key", pa.string(), lambda v: groups.key(v.group)),
+            ("ts", UTC_MS, millis),
+            ("value", pa.float64(), attrgetter("value")),
+            ("lower", pa.float64(), attrgetter("lower")),
+            ("upper", pa.float64(), attrgetter("upper")),
+            ("detector", pa.string(), attrgetter("detector")),
+            ("score", pa.float64(), attrgetter("score")),
+            ("detail", pa.string(), attrgetter("detail")),
+            ("status", pa.string(), attrgetter("status")),
+            ("history_length", pa.int32(), attrgetter("history_length")),
+            ("p_value", pa.float64(), attrgetter("p_value")),
+        ],
+    )
 
 
 def write_verdicts(cur: Cursor, key: ResultKey, staged: pa.Table, groups: GroupKeys) -> None:
@@ -177,18 +155,17 @@ def load_verdicts(
         .within("v.status", statuses)
         .time_range("v.ts", after, before)
     )
-    sql = f"""
-        SELECT {connector.dialect.epoch_ms("v.ts")} AS ts_ms, v.run_id, v.group_id, v.metric_id,
+    frame = read_run_rows(
+        connector,
+        "anomaly_verdicts v",
+        f"""{connector.dialect.epoch_ms("v.ts")} AS ts_ms, v.run_id, v.group_id, v.metric_id,
                v.value, v.lower, v.upper, v.detector, v.score, v.detail, v.status, v.history_length,
-               r.ts AS run_timestamp, k.group_key, v.p_value
-        FROM anomaly_verdicts v JOIN runs r ON r.run_id = v.run_id
-        JOIN group_keys k ON k.group_id = v.group_id
-        WHERE {where.sql}
-        ORDER BY v.ts, r.run_id, v.metric_id, v.detector, k.group_key"""
-    with connector.cursor() as cur:
-        table = cur.arrow(sql, where.params)
-        frame = to_frame(
-            cur, table, VERDICT_COLUMNS, group_columns=group or (), tag_columns=checked or ()
-        )
+               r.ts AS run_timestamp, k.group_key, v.p_value""",
+        where,
+        "v.ts, r.run_id, v.metric_id, v.detector, k.group_key",
+        VERDICT_COLUMNS,
+        group_columns=group or (),
+        tag_columns=checked or (),
+    )
     frame["run_timestamp"] = utc(frame["run_timestamp"])
     return frame
