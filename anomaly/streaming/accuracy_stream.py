@@ -12,25 +12,22 @@ counts. The watermark is the largest event time of either stream minus `watermar
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from anomaly.accuracy import Accuracy
 from anomaly.accuracy.job import SOURCE, TARGET, build_query, collect_states, qualified
 from anomaly.analyzers import CountState, State
 from anomaly.analyzers.columns import quote
-from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.plans import MetricPlan
 from anomaly.config.time_bounds import rule_time_bounds
 from anomaly.engine.differential.partition_states import StateKey
 from anomaly.errors import ConfigurationError
 from anomaly.streaming.batch import ROWS, BatchSplit
 from anomaly.streaming.event_time import EVENT, WINDOW, event_millis, implausible
-from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
 from anomaly.streaming.row_store import RowStore
-from anomaly.streaming.stream import MAX_FUTURE, Listener, WindowedStream
+from anomaly.streaming.settings import StreamSettings, judged_plans
+from anomaly.streaming.stream import WindowedStream
 from anomaly.streaming.trigger import Trigger
 from anomaly.streaming.windows import Duration, millis
 
@@ -39,7 +36,6 @@ if TYPE_CHECKING:
     from pyspark.sql.streaming import StreamingQuery
     from pyspark.sql.types import StructType
 
-    from detectors import AlertBudget
     from repository import MetricsRepository
 
 SIDE, ROW = "__side", "__row_"
@@ -101,32 +97,21 @@ class StreamingAccuracy(WindowedStream):
         repository: MetricsRepository,
         rows_path: str,
         tolerance: Duration | None = None,
-        group_by: Sequence[str] = (),
-        tags: Mapping[str, str] | None = None,
-        detector: Any = DEFAULT,
-        severity: str | None = None,
-        min_history: int | None = None,
-        sinks: Mapping[str, AlertSinkConfig] | None = None,
-        history_window: timedelta | None = None,
-        alert_budget: AlertBudget | None = None,
-        listener: Listener | None = None,
-        max_future: Duration = MAX_FUTURE,
+        **settings: Unpack[StreamSettings],
     ) -> None:
-        plans = metric_plans([accuracy], detector, severity, min_history)
+        plans, rest = judged_plans([accuracy], settings)
         analyzer = plans[0].analyzer
         if not isinstance(analyzer, Accuracy):
             raise ConfigurationError(f"accuracy must be an Accuracy, got {analyzer!r}")
         self.accuracy = analyzer
         self.source_time, self.target_time = source_time, target_time
-        self.group_by = tuple(group_by)
+        self.group_by = tuple(settings.get("group_by", ()))
         self.rows_path = rows_path
         bounds = _bounds(analyzer, source_time, target_time, tolerance)
         self.lower, self.upper, self.open_sides = bounds
         super().__init__(
-            name, repository, plans, window, watermark, group_by=group_by, tags=tags,
-            sinks=sinks, history_window=history_window, alert_budget=alert_budget,
-            horizon=max(0, self.upper), listener=listener, max_future=max_future,
-        )  # fmt: skip
+            name, repository, plans, window, watermark, horizon=max(0, self.upper), **rest
+        )
         self.schema: StructType | None = None
         """The kept rows' schema (set by each batch, before any window closes)."""
         self._store: RowStore | None = None

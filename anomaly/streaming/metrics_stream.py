@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from anomaly.analyzers import Analyzer, FrequencyAnalyzer
 from anomaly.analyzers.base import DataFrameAnalyzer
-from anomaly.config.alert_config import AlertSinkConfig
 from anomaly.config.plans import MetricPlan
 from anomaly.engine.runner import AnalysisRunner
 from anomaly.streaming.batch import FUTURE_ROWS, LATEST, ROWS, BatchSplit, split_batch
 from anomaly.streaming.event_time import WINDOW, with_windows
-from anomaly.streaming.judging import DEFAULT, metric_plans
 from anomaly.streaming.ledger import WindowDelta
-from anomaly.streaming.stream import MAX_FUTURE, Listener, WindowedStream
+from anomaly.streaming.settings import StreamSettings, judged_plans
+from anomaly.streaming.stream import WindowedStream
 from anomaly.streaming.windows import Duration
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from detectors import AlertBudget
     from repository import MetricsRepository
 
 
@@ -86,25 +83,12 @@ class StreamingMetrics(WindowedStream):
         window: Duration,
         watermark: Duration,
         repository: MetricsRepository,
-        group_by: Sequence[str] = (),
-        tags: Mapping[str, str] | None = None,
-        detector: Any = DEFAULT,
-        severity: str | None = None,
-        min_history: int | None = None,
-        sinks: Mapping[str, AlertSinkConfig] | None = None,
-        history_window: timedelta | None = None,
-        alert_budget: AlertBudget | None = None,
-        listener: Listener | None = None,
-        max_future: Duration = MAX_FUTURE,
+        **settings: Unpack[StreamSettings],
     ) -> None:
-        plans = metric_plans(metrics, detector, severity, min_history)
-        super().__init__(
-            name, repository, plans, window, watermark, group_by=group_by, tags=tags,
-            sinks=sinks, history_window=history_window, alert_budget=alert_budget,
-            listener=listener, max_future=max_future,
-        )  # fmt: skip
+        plans, rest = judged_plans(metrics, settings)
+        super().__init__(name, repository, plans, window, watermark, **rest)
         self.time_column = time_column
-        self.group_by = tuple(group_by)
+        self.group_by = tuple(settings.get("group_by", ()))
         self.analyzers = [p.analyzer for p in plans]
 
     def split(self, df: DataFrame, batch_id: int, watermark: int | None) -> BatchSplit:

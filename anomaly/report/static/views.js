@@ -160,26 +160,44 @@
 
   function hits(s) { return (Report.anomaliesBySeries.get(s.id) || []).length; }
 
+  // The anomaly and check-outcome tables: one row per judged point, newest first, with the
+  // columns they share defined once.
+  const NEWEST_FIRST = { key: "ts", desc: true };
+  const JUDGED = {
+    time: { key: "ts", label: "time", type: "time" },
+    dataset: { key: "dataset_label", label: "dataset" },
+    group: { key: "group", label: "group" },
+    status: { key: "status", label: "status", render: (r) => Report.badge(r.status) },
+    value: { key: "value", label: "value", type: "num", render: (r) => Report.valueOf(r) },
+  };
+
+  // Copies of `points` with their dataset's label and the view's own fields (`extra(r)`).
+  function judged(points, extra) {
+    return points.map((r) => Object.assign({}, r, { dataset_label: fmt.dataset(r.dataset) }, extra(r)));
+  }
+
+  // One filter per [key, label] pair, offering the values the rows hold.
+  function foundFilters(rows, pairs) {
+    return pairs.map(([key, label]) => ({ key, label, values: Report.values(rows, key) }));
+  }
+
   function anomalies(view) {
     view.append(el("h2", { text: "Anomalies and failed metrics" }),
       el("p", { class: "hint", text: "Every stored verdict that is an anomaly or a metric that could not be computed. "
         + "Open: the newest verdict of its series. Click a metric for its chart." }));
     if (!D.anomalies.length) { view.append(el("p", { class: "empty", text: "None stored." })); return; }
-    const rows = D.anomalies.map((r) => Object.assign({}, r, { band: Report.bandOf(r),
-      state: r.open ? "open" : "past", dataset_label: fmt.dataset(r.dataset) }));
-    view.append(Report.table({ id: "anomaly-table", rows, sort: { key: "ts", desc: true }, filters: [
+    const rows = judged(D.anomalies, (r) => ({ band: Report.bandOf(r), state: r.open ? "open" : "past" }));
+    view.append(Report.table({ id: "anomaly-table", rows, sort: NEWEST_FIRST, filters: [
       { key: "state", label: "states", values: ["open", "past"] },
-      { key: "status", label: "statuses", values: Report.values(rows, "status") },
-      { key: "dataset_label", label: "datasets", values: Report.values(rows, "dataset_label") },
-      { key: "detector", label: "detectors", values: Report.values(rows, "detector") },
+      ...foundFilters(rows, [["status", "statuses"], ["dataset_label", "datasets"], ["detector", "detectors"]]),
     ], columns: [
-      { key: "ts", label: "time", type: "time" },
+      JUDGED.time,
       { key: "state", label: "state" },
-      { key: "dataset_label", label: "dataset" },
+      JUDGED.dataset,
       { key: "metric", label: "metric", narrow: true, render: (r) => Report.chartLink(r.sid, r.metric, r.ts) },
-      { key: "group", label: "group" },
-      { key: "status", label: "status", render: (r) => Report.badge(r.status) },
-      { key: "value", label: "value", type: "num", render: (r) => Report.valueOf(r) },
+      JUDGED.group,
+      JUDGED.status,
+      JUDGED.value,
       { key: "band", label: "expected", narrow: true },
       { key: "detector", label: "detector", narrow: true },
       { key: "score", label: "score", type: "num" },
@@ -198,24 +216,21 @@
     if (D.outcomeTotal > D.outcomes.length) {
       view.append(el("p", { class: "hint", text: "The newest " + D.outcomes.length + " of " + D.outcomeTotal + " stored outcomes." }));
     }
-    const rows = D.outcomes.map((r) => Object.assign({}, r, { band: fmt.band(r.lower, r.upper,
-      (Report.seriesOf(r) || {}).unit), dataset_label: fmt.dataset(r.dataset) }));
-    view.append(Report.table({ id: "outcome-table", rows, sort: { key: "ts", desc: true }, filters: [
-      { key: "status", label: "statuses", values: Report.values(rows, "status") },
-      { key: "level", label: "levels", values: Report.values(rows, "level") },
-      { key: "dataset_label", label: "datasets", values: Report.values(rows, "dataset_label") },
-    ], columns: [
-      { key: "ts", label: "time", type: "time" },
-      { key: "dataset_label", label: "dataset" },
-      { key: "check", label: "check" },
-      { key: "constraint", label: "constraint", narrow: true, render: (r) => Report.chartLink(r.sid, r.constraint, r.ts) },
-      { key: "group", label: "group" },
-      { key: "level", label: "level" },
-      { key: "status", label: "status", render: (r) => Report.badge(r.status) },
-      { key: "value", label: "value", type: "num", render: (r) => Report.valueOf(r) },
-      { key: "band", label: "bounds" },
-      { key: "message", label: "message", below: true, render: (r) => fmt.text(r.message) },
-    ] }));
+    const rows = judged(D.outcomes, (r) => ({ band: fmt.band(r.lower, r.upper, (Report.seriesOf(r) || {}).unit) }));
+    view.append(Report.table({ id: "outcome-table", rows, sort: NEWEST_FIRST,
+      filters: foundFilters(rows, [["status", "statuses"], ["level", "levels"], ["dataset_label", "datasets"]]),
+      columns: [
+        JUDGED.time,
+        JUDGED.dataset,
+        { key: "check", label: "check" },
+        { key: "constraint", label: "constraint", narrow: true, render: (r) => Report.chartLink(r.sid, r.constraint, r.ts) },
+        JUDGED.group,
+        { key: "level", label: "level" },
+        JUDGED.status,
+        JUDGED.value,
+        { key: "band", label: "bounds" },
+        { key: "message", label: "message", below: true, render: (r) => fmt.text(r.message) },
+      ] }));
   }
 
   function monitors(view) {
