@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -15,12 +16,14 @@ from detectors.evaluation import (
     INSUFFICIENT,
     MISSING,
     Evaluation,
-    FloatArray,
     fmt,
     judge,
     missing_detail,
     rule_confidence,
 )
+
+if TYPE_CHECKING:
+    from detectors.evaluation import FloatArray
 
 # Deequ's band: 1.96 standard deviations of the absolute one-step residuals.
 DEEQU_Z = 1.96

@@ -4,7 +4,7 @@ its annotations), the histories of many groups at once, and the latest value of 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -14,16 +14,11 @@ from repository.backends.base import Backend, Cursor
 from repository.errors import AmbiguousSeriesError
 from repository.filters import Where
 from repository.frames import run_tags, timestamps, to_frame
-from repository.keys import (
-    HasMetricId,
-    TimeLike,
-    canonical_key,
-    check_group,
-    check_tags,
-    from_epoch_ms,
-    metric_id_of,
-)
+from repository.keys import canonical_key, check_group, check_tags, from_epoch_ms, metric_id_of
 from repository.query import metric_ids
+
+if TYPE_CHECKING:
+    from repository.keys import HasMetricId, TimeLike
 
 LATEST_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "timestamp", "group_key")
 """The fixed columns of ``latest()`` (``group_key`` as in ``query.POINT_COLUMNS``)."""
