@@ -44,7 +44,6 @@ from repository.backends.dialects import POSTGRES
 from repository.backends.postgres.cursor import PostgresCursor
 from repository.backends.postgres.failures import open_failure, operation_failure
 from repository.backends.postgres.url import parse
-from repository.backends.postgres.watchdog import WATCHDOG, Alarm
 from repository.errors import (
     MigrationError,
     NotARepositoryError,
@@ -52,6 +51,7 @@ from repository.errors import (
     RepositoryUnavailableError,
     SchemaVersionError,
 )
+from repository.watchdog import WATCHDOG, Alarm
 
 LOCK_CLASS = 1634627437  # "anom": the advisory lock space of metrics repositories
 WRITE_LOCK = f"pg_advisory_xact_lock({LOCK_CLASS}, hashtext(coalesce(current_schema(), '')))"

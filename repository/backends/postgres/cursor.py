@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from repository.backends.base import Cursor, Row
 from repository.backends.dialects import POSTGRES
-from repository.backends.postgres.watchdog import Alarm
+from repository.watchdog import Alarm
 
 TEXT_MAP = pa.map_(pa.string(), pa.string())
 # Arrow types of the PostgreSQL types (by OID) the repository's queries return.
