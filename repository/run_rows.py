@@ -18,7 +18,7 @@ from repository.dimensions import optional_float, rows_to_table
 from repository.filters import Where
 from repository.frames import to_frame
 
-StagedColumn = tuple[str, pa.DataType, Callable[[Any], object]]
+StagedColumn = tuple[str, pa.DataType, Callable[[Any], Any]]
 """A staged column: its name, its Arrow type and how to read its value from a record (float
 columns hold ``optional_float`` of what the reader gives)."""
 
@@ -46,8 +46,8 @@ def stage_rows(
     return rows_to_table([c[0] for c in columns], [c[1] for c in columns], rows)
 
 
-def _as_float(read: Callable[[Any], object]) -> Callable[[Any], object]:
-    return lambda record: optional_float(read(record))  # type: ignore[arg-type]
+def _as_float(read: Callable[[Any], Any]) -> Callable[[Any], float | None]:
+    return lambda record: optional_float(read(record))
 
 
 def read_run_rows(
