@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 
 from repository import (
     AnalyzerState,
@@ -17,9 +18,13 @@ from repository import (
 )
 
 
-def save_runs(path: str, worker: int, count: int) -> None:
-    """``count`` small runs of one worker: a size, a grouped mean and a failed metric each."""
+def save_runs(path: str, worker: int, count: int, start: Barrier | None = None) -> None:
+    """``count`` small runs of one worker: a size, a grouped mean and a failed metric each;
+    the first once every worker passed `start` (so that they all race, however slowly each
+    process started)."""
     repo = MetricsRepository(path, lock_timeout=120)
+    if start is not None:
+        start.wait(timeout=120)
     for i in range(count):
         key = ResultKey(i * 1000 + worker, {"dataset": "orders", "worker": str(worker)})
         repo.save(
@@ -32,10 +37,15 @@ def save_runs(path: str, worker: int, count: int) -> None:
         )
 
 
-def save_points(location: str, worker: int, saves: int, points: int) -> None:
+def save_points(
+    location: str, worker: int, saves: int, points: int, start: Barrier | None = None
+) -> None:
     """``saves`` runs of ``points`` points: a size (worker * 1000 + run) and grouped means of
-    groups every worker shares (so that workers race to create the same series and groups)."""
+    groups every worker shares (so that workers race to create the same series and groups),
+    the first once every worker passed `start`."""
     repo = MetricsRepository(location, lock_timeout=300)
+    if start is not None:
+        start.wait(timeout=300)
     for i in range(saves):
         key = ResultKey(i * 1000 + worker, {"dataset": "orders", "worker": str(worker)})
         means = [

@@ -16,12 +16,21 @@ from tests.repository.conftest import mean, size
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow  # 1,000 runs
-def test_four_processes_saving_250_runs_each_lose_nothing(repo_path: Path) -> None:
+# Runs per worker. The workers start together and save back to back, so every save contends
+# for the file with three others and the series and groups are raced for on the first saves:
+# 240 contended saves. A copy without the cross-process lock (nor DuckDB's lock retries) failed
+# 3 of 4 workers at 60 runs; 250 runs took four times as long to prove the same.
+RUNS = 60
+
+
+@pytest.mark.slow  # 240 runs in four processes
+def test_four_processes_saving_runs_lose_nothing(repo_path: Path) -> None:
     MetricsRepository(repo_path)  # create the file once, before the race
     context = multiprocessing.get_context("spawn")  # no fork of a process running DuckDB threads
+    start = context.Barrier(4)  # no worker saves before the last one is up: they all race
     workers = [
-        context.Process(target=_workers.save_runs, args=(str(repo_path), w, 250)) for w in range(4)
+        context.Process(target=_workers.save_runs, args=(str(repo_path), w, RUNS, start))
+        for w in range(4)
     ]
     for worker in workers:
         worker.start()
@@ -32,15 +41,15 @@ def test_four_processes_saving_250_runs_each_lose_nothing(repo_path: Path) -> No
     repo = MetricsRepository(repo_path)
     for w in range(4):
         assert repo.history("Size(*)", tags={"worker": str(w)}).tolist() == [
-            float(i) for i in range(250)
+            float(i) for i in range(RUNS)
         ]
     frame = repo.load().include_failures().to_pandas()
-    assert len(frame) == 4 * 250 * 3
-    assert frame.groupby("worker").size().to_dict() == {str(w): 750 for w in range(4)}
+    assert len(frame) == 4 * RUNS * 3
+    assert frame.groupby("worker").size().to_dict() == {str(w): RUNS * 3 for w in range(4)}
     with repo.sql() as cur:  # no run, series or group was created twice
         assert cur.execute(
             "SELECT count(*), count(DISTINCT (ts, tags_key)) FROM runs"
-        ).fetchall() == [(1000, 1000)]
+        ).fetchall() == [(4 * RUNS, 4 * RUNS)]
         assert cur.execute("SELECT count(*) FROM series").fetchall() == [(5,)]
         assert cur.execute("SELECT count(*) FROM group_keys").fetchall() == [(4,)]
 

@@ -10,17 +10,19 @@ from pathlib import Path
 
 import pytest
 
+from anomaly.cli import main
 from repository import MetricsRepository
 from tests.anomaly.monitors.test_scan import day, write_orders
 
 ROOT = Path(__file__).resolve().parents[3]
+OPTIONS = ["--master", "local[1]", "-q"]
 
 
 def monitor(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("ANOMALY_REPOSITORY", None)
     return subprocess.run(
-        [sys.executable, "-m", "anomaly", "monitor", *args, "--master", "local[1]", "-q"],
+        [sys.executable, "-m", "anomaly", "monitor", *args, *OPTIONS],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
 
@@ -42,12 +44,24 @@ def test_monitor_a_path_with_backfill_then_its_last_day(tmp_path: Path) -> None:
     assert again.stdout.startswith("orders 2026-03-06: 0 anomalies (2 metrics x 1 group")
 
 
-def test_bad_arguments_fail_before_spark(tmp_path: Path) -> None:
-    done = monitor(tmp_path, "orders.parquet", "--backfill")
-    assert done.returncode == 3
-    assert "--backfill needs --time-column" in done.stderr
-    unknown = monitor(tmp_path, "orders.parquet", "--monitors", "volume,colums")
-    assert unknown.returncode == 3
-    assert "scans.orders.monitors[1]: unknown monitor 'colums'" in unknown.stderr
-    left_out = monitor(tmp_path, "orders.parquet", "--monitors", "volume", "--include", "a*")
-    assert "--include and --exclude choose the columns of the columns monitor" in left_out.stderr
+def test_bad_arguments_fail_before_spark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command's own entry point, in this process: these fail before any Spark or file is
+    touched, so a process of their own (a Python start and imports each) proves nothing more."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ANOMALY_REPOSITORY", raising=False)
+
+    def monitor_here(*args: str) -> tuple[int, str]:
+        code = main(["monitor", *args, *OPTIONS])
+        return code, capsys.readouterr().err
+
+    code, err = monitor_here("orders.parquet", "--backfill")
+    assert code == 3
+    assert "--backfill needs --time-column" in err
+    code, err = monitor_here("orders.parquet", "--monitors", "volume,colums")
+    assert code == 3
+    assert "scans.orders.monitors[1]: unknown monitor 'colums'" in err
+    _, err = monitor_here("orders.parquet", "--monitors", "volume", "--include", "a*")
+    assert "--include and --exclude choose the columns of the columns monitor" in err
+    assert not (tmp_path / "metrics.duckdb").exists()  # nothing was run, nothing stored
