@@ -42,9 +42,10 @@ def build_session(
     app_name
         Application name shown in the Spark UI and logs.
     conf
-        Extra Spark settings; they override `DEFAULT_CONF`. A local session runs its Python
-        workers on this interpreter unless `conf` or ``PYSPARK_PYTHON`` names another (see
-        `detectors.worker_python.worker_python`).
+        Extra Spark settings; they override `DEFAULT_CONF`. A session the process already has
+        is reused with its own settings: only `conf` is applied to it. A local session runs its
+        Python workers on this interpreter unless `conf` or ``PYSPARK_PYTHON`` names another
+        (see `detectors.worker_python.worker_python`).
     """
     from pyspark.sql import SparkSession
 
@@ -60,6 +61,10 @@ def build_session(
     if remote:
         # Driver-side settings cannot be changed from a Connect client.
         settings = {k: v for k, v in settings.items() if k.startswith("spark.sql.")}
+    elif SparkSession._instantiatedSession is not None:
+        # getOrCreate would hand back the process's session (also from another thread, where it
+        # is not "active") with our defaults written over the owner's settings.
+        settings = {}
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
