@@ -13,12 +13,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.test_docs import collect_page, doc_page
+from tests import fast_lane
+from tests.test_docs import collect_page, doc_folder, doc_page
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["doc_page", "pytest_collect_file", "pytest_collection_modifyitems", "spark"]
+__all__ = [
+    "doc_folder",
+    "doc_page",
+    "pytest_collect_file",
+    "pytest_collection_modifyitems",
+    "spark",
+]
 
 
 @pytest.fixture(scope="session")
@@ -43,9 +50,26 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
 pytest_collect_file = collect_page
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Fault injection (frozen servers, full disks, kills) waits out timeouts by design: it is
-    slow too, so the fast lane (``-m 'not slow'``, README) leaves it to the full run."""
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects on the marks added here
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark tests ``slow``, ``spark`` and ``fast`` (tests/fast_lane.py says which), and start
+    the longest first.
+
+    Fault injection (frozen servers, full disks, kills) waits out timeouts by design: it is
+    slow too. The fast lane (``-m fast``, README) is chosen in tests/fast_lane.py.
+    """
+    collected: list[fast_lane.Collected] = []
     for item in items:
         if item.get_closest_marker("faults") and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
+        uses_spark = "spark" in getattr(item, "fixturenames", ())
+        if uses_spark:
+            item.add_marker(pytest.mark.spark)
+        fast = fast_lane.selected(item.nodeid, uses_spark, item.get_closest_marker("slow"))
+        if fast:
+            item.add_marker(pytest.mark.fast)
+        collected.append(fast_lane.Collected(item.nodeid, uses_spark, fast))
+    config.stash[fast_lane.COLLECTED] = collected
+    # pytest-xdist hands tests out in this order (a worker asks for more as it runs dry): the
+    # long ones first, so that no worker starts a minute-long test while the other is done.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
