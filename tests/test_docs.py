@@ -23,8 +23,8 @@ What runs:
 - ``bash`` (shell commands), ``sql``, ``json`` and ``text`` blocks and untagged output blocks are
   not run: the commands are the CLI's, tested in tests/anomaly/test_cli.py and the service tests.
 
-A page's blocks are one group for pytest-xdist (``--dist loadgroup`` in pyproject.toml), so one
-worker runs a whole page in order.
+A page's blocks are one group for pytest-xdist (``--dist loadgroup`` in pyproject.toml; the
+group is set in conftest.py), so one worker runs a whole page in order.
 """
 
 from __future__ import annotations
@@ -33,13 +33,14 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
-from sybil import Example, Sybil
+from sybil import Document, Example, Region, Sybil
+from sybil.integration.pytest import SybilItem
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
 if TYPE_CHECKING:
@@ -96,7 +97,11 @@ def pages() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-PARSERS = [PythonCodeBlockParser(), CodeBlockParser("yaml", evaluator=check_yaml), SkipParser()]
+PARSERS: list[Callable[[Document], Iterable[Region]]] = [
+    PythonCodeBlockParser(),
+    CodeBlockParser("yaml", evaluator=check_yaml),
+    SkipParser(),
+]
 SPARK_PAGES = spark_pages()
 DOCS_ON_SPARK = Sybil(PARSERS, patterns=SPARK_PAGES, path=str(ROOT), fixtures=["spark", "doc_page"])
 DOCS_WITHOUT_SPARK = Sybil(
@@ -177,12 +182,15 @@ _collect_with_sybil = (DOCS_ON_SPARK + DOCS_WITHOUT_SPARK).pytest()
 
 
 def collect_page(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A documentation page as a test file, its blocks kept on one xdist worker (they share
-    the page's namespace): the page carries the ``xdist_group`` mark its blocks inherit."""
-    page = _collect_with_sybil(file_path, parent)
-    if page is not None:
-        page.add_marker(pytest.mark.xdist_group(str(file_path.relative_to(ROOT))))
-    return page
+    """A documentation page as a test file (conftest.py keeps its blocks on one xdist worker,
+    `doc_page_of`: they share the page's namespace)."""
+    return _collect_with_sybil(file_path, parent)
+
+
+def doc_page_of(item: pytest.Item) -> str | None:
+    """The page (relative path) whose block `item` is, if it is one."""
+    path = item.nodeid.split("::")[0]
+    return path if isinstance(item, SybilItem) else None
 
 
 def fences(text: str) -> list[str]:

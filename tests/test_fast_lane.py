@@ -18,13 +18,13 @@ def collected(request: pytest.FixtureRequest) -> list[fast_lane.Collected]:
     return tests
 
 
-def test_the_fast_lane_touches_every_package_and_page(collected: list[fast_lane.Collected]):
+def test_the_fast_lane_touches_every_package_and_page(collected: list[fast_lane.Collected]) -> None:
     assert fast_lane.untouched(test.nodeid for test in collected if test.fast) == []
 
 
 def test_every_folder_of_spark_tests_keeps_one_in_the_fast_lane(
     collected: list[fast_lane.Collected],
-):
+) -> None:
     """A package whose tests need Spark is run on Spark in the lane too, not only imported."""
 
     def folders(tests: list[fast_lane.Collected]) -> set[str]:
@@ -36,7 +36,7 @@ def test_every_folder_of_spark_tests_keeps_one_in_the_fast_lane(
 
 def test_the_fast_lane_runs_spark_pages_and_leaves_the_slow_tests_out(
     collected: list[fast_lane.Collected],
-):
+) -> None:
     lane = [test for test in collected if test.fast]
     assert any(test.nodeid.endswith(".md") or ".md::" in test.nodeid for test in lane)
     assert 0 < sum(test.spark for test in lane) < sum(test.spark for test in collected) / 5
