@@ -13,12 +13,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.test_docs import collect_page, doc_page
+from tests import fast_lane
+from tests.test_docs import collect_page, doc_folder, doc_page, doc_page_of
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["doc_page", "pytest_collect_file", "pytest_collection_modifyitems", "spark"]
+__all__ = [
+    "doc_folder",
+    "doc_page",
+    "pytest_collect_file",
+    "pytest_collection_modifyitems",
+    "spark",
+]
 
 
 @pytest.fixture(scope="session")
@@ -33,19 +40,58 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     before = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("spark"))
     try:
-        session = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
+        session = build_session(master="local[2]", conf=session_conf())
     finally:
         os.chdir(before)
     yield session
     session.stop()
 
 
+def session_conf() -> dict[str, str]:
+    """Settings for a test session: small data, many short jobs, one JVM per worker.
+
+    The JVM runs its C1 compiler only (C2 optimises loops the tests never run long enough to
+    repay it) with the serial collector: on 56 Spark tests run side by side with the default
+    JVM, 187 -> 113 CPU s (JVM, its Python workers and pytest), the same results. Generated code
+    off saves another fifth but changes results (``spark.catalog.listTables()`` and run-time
+    errors fail differently without it), so it stays on.
+    """
+    from anomaly.spark import DEFAULT_CONF
+
+    java = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+    return {
+        "spark.sql.shuffle.partitions": "2",
+        "spark.driver.extraJavaOptions": f"{DEFAULT_CONF['spark.driver.extraJavaOptions']} {java}",
+    }
+
+
 pytest_collect_file = collect_page
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Fault injection (frozen servers, full disks, kills) waits out timeouts by design: it is
-    slow too, so the fast lane (``-m 'not slow'``, README) leaves it to the full run."""
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects on the marks added here
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark tests ``slow``, ``spark`` and ``fast`` (tests/fast_lane.py says which), and start
+    the longest first.
+
+    Fault injection (frozen servers, full disks, kills) waits out timeouts by design: it is
+    slow too. The fast lane (``-m fast``, README) is chosen in tests/fast_lane.py.
+    """
+    collected: list[fast_lane.Collected] = []
     for item in items:
         if item.get_closest_marker("faults") and not item.get_closest_marker("slow"):
             item.add_marker(pytest.mark.slow)
+        uses_spark = "spark" in getattr(item, "fixturenames", ())
+        if uses_spark:
+            item.add_marker(pytest.mark.spark)
+        fast = fast_lane.selected(item.nodeid, uses_spark, item.get_closest_marker("slow"))
+        if fast:
+            item.add_marker(pytest.mark.fast)
+        if fast and uses_spark:  # on one worker: the lane starts one JVM, not one per worker
+            item.add_marker(pytest.mark.xdist_group("spark smoke"))
+        elif page := doc_page_of(item):  # a page's blocks share its namespace: one worker
+            item.add_marker(pytest.mark.xdist_group(page))
+        collected.append(fast_lane.Collected(item.nodeid, uses_spark, fast))
+    config.stash[fast_lane.COLLECTED] = collected
+    # pytest-xdist hands tests out in this order (a worker asks for more as it runs dry): the
+    # long ones first, so that no worker starts a minute-long test while the other is done.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -10,7 +10,9 @@ Tool: Sybil (``sybil[pytest]``), chosen over pytest-markdown-docs because the pa
   in pytest's output, and the page says the same in words;
 - **pytest fixtures in the page**: ``spark`` is the suite's session-scoped local Spark (one JVM
   per test process), and ``doc_page`` a fresh working directory per page, so relative paths such
-  as ``metrics.duckdb`` land in a temporary folder.
+  as ``metrics.duckdb`` land in a temporary folder. A page whose code never names ``spark`` (nor
+  ``build_session``) gets the folder without a JVM (``doc_folder``): it runs in the fast lane and
+  starts no Spark; if it does start one, the page fails and says so.
 
 What runs:
 - ``python`` blocks run in the page's namespace, in order; a block that is a signature or an
@@ -21,8 +23,8 @@ What runs:
 - ``bash`` (shell commands), ``sql``, ``json`` and ``text`` blocks and untagged output blocks are
   not run: the commands are the CLI's, tested in tests/anomaly/test_cli.py and the service tests.
 
-A page's blocks are one group for pytest-xdist (``--dist loadgroup`` in pyproject.toml), so one
-worker runs a whole page in order.
+A page's blocks are one group for pytest-xdist (``--dist loadgroup`` in pyproject.toml; the
+group is set in conftest.py), so one worker runs a whole page in order.
 """
 
 from __future__ import annotations
@@ -30,13 +32,15 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
-from sybil import Example, Sybil
+from sybil import Document, Example, Region, Sybil
+from sybil.integration.pytest import SybilItem
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser, SkipParser
 
 if TYPE_CHECKING:
@@ -71,16 +75,65 @@ def config_keys() -> set[str]:
     return set(ServiceConfig.model_fields)
 
 
-DOCS = Sybil(
-    parsers=[
-        PythonCodeBlockParser(),
-        CodeBlockParser("yaml", evaluator=check_yaml),
-        SkipParser(),
-    ],
-    patterns=PAGES,
-    path=str(ROOT),
-    fixtures=["spark", "doc_page"],
+PYTHON_CODE = re.compile(
+    r"^```python\n(.*?)^```|<!--\s*invisible-code-block:\s*python(.*?)-->", re.MULTILINE | re.DOTALL
 )
+USES_SPARK = re.compile(r"\b(spark|build_session)\b")
+
+
+def spark_pages() -> list[str]:
+    """The pages whose Python blocks use Spark (by name), relative to the checkout."""
+    return [
+        str(page.relative_to(ROOT))
+        for page in pages()
+        if any(
+            USES_SPARK.search(shown or hidden)
+            for shown, hidden in PYTHON_CODE.findall(page.read_text(encoding="utf-8"))
+        )
+    ]
+
+
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+PARSERS: list[Callable[[Document], Iterable[Region]]] = [
+    PythonCodeBlockParser(),
+    CodeBlockParser("yaml", evaluator=check_yaml),
+    SkipParser(),
+]
+SPARK_PAGES = spark_pages()
+DOCS_ON_SPARK = Sybil(PARSERS, patterns=SPARK_PAGES, path=str(ROOT), fixtures=["spark", "doc_page"])
+DOCS_WITHOUT_SPARK = Sybil(
+    PARSERS, patterns=PAGES, excludes=SPARK_PAGES, path=str(ROOT), fixtures=["doc_folder"]
+)
+
+
+def sybil_of(page: Path) -> Sybil:
+    return DOCS_ON_SPARK if str(page.relative_to(ROOT)) in SPARK_PAGES else DOCS_WITHOUT_SPARK
+
+
+@pytest.fixture(scope="module")
+def doc_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The working directory of a page without Spark; the page must not start one."""
+    home = tmp_path_factory.mktemp("doc_page")
+    running = spark_running()
+    before = os.getcwd()
+    os.chdir(home)
+    try:
+        yield home
+    finally:
+        os.chdir(before)
+    if spark_running() and not running:
+        pytest.fail(
+            "this page started Spark without naming it: tests/test_docs.py runs a page on the "
+            "suite's `spark` only when its code says `spark` or `build_session`"
+        )
+
+
+def spark_running() -> bool:
+    pyspark = sys.modules.get("pyspark")
+    return pyspark is not None and pyspark.SparkContext._active_spark_context is not None
 
 
 @pytest.fixture(scope="module")
@@ -125,20 +178,19 @@ def doc_page(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> I
             shutil.rmtree(left) if left.is_dir() else left.unlink()
 
 
-_collect_with_sybil = DOCS.pytest()
+_collect_with_sybil = (DOCS_ON_SPARK + DOCS_WITHOUT_SPARK).pytest()
 
 
 def collect_page(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A documentation page as a test file, its blocks kept on one xdist worker (they share
-    the page's namespace): the page carries the ``xdist_group`` mark its blocks inherit."""
-    page = _collect_with_sybil(file_path, parent)
-    if page is not None:
-        page.add_marker(pytest.mark.xdist_group(str(file_path.relative_to(ROOT))))
-    return page
+    """A documentation page as a test file (conftest.py keeps its blocks on one xdist worker,
+    `doc_page_of`: they share the page's namespace)."""
+    return _collect_with_sybil(file_path, parent)
 
 
-def pages() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+def doc_page_of(item: pytest.Item) -> str | None:
+    """The page (relative path) whose block `item` is, if it is one."""
+    path = item.nodeid.split("::")[0]
+    return path if isinstance(item, SybilItem) else None
 
 
 def fences(text: str) -> list[str]:
@@ -167,7 +219,7 @@ def test_every_skipped_block_says_why(page: Path) -> None:
 def test_sybil_collects_every_python_block() -> None:
     """The parser sees as many Python blocks as the pages have (a fence Sybil misreads fails)."""
     for page in pages():
-        document = DOCS.parse(page)
+        document = sybil_of(page).parse(page)
         found = sum(
             example.region.lexemes.get("arguments") == "python" for example in document.examples()
         )
@@ -178,7 +230,8 @@ def test_sybil_collects_every_python_block() -> None:
 
 
 def test_the_pages_are_collected() -> None:
-    assert all(DOCS.should_parse(page) for page in pages())
+    assert all(sybil_of(page).should_parse(page) for page in pages())
+    assert not any(DOCS_WITHOUT_SPARK.should_parse(ROOT / page) for page in SPARK_PAGES)
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda page: page.name)
