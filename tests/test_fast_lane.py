@@ -41,3 +41,10 @@ def test_the_fast_lane_runs_a_page_on_spark_and_few_other_spark_tests(
     spark_in_lane = [test for test in collected if test.fast and test.spark]
     assert any(".md::" in test.nodeid for test in spark_in_lane)
     assert len(spark_in_lane) < sum(test.spark for test in collected) / 10
+
+
+def test_every_listed_node_id_still_names_a_test(collected: list[fast_lane.Collected]) -> None:
+    """A renamed test must not leave the lists quietly: a heavy test would come back in."""
+    ids = [test.nodeid for test in collected]
+    listed = (*fast_lane.SPARK_SMOKE, *fast_lane.HEAVY)
+    assert [prefix for prefix in listed if not any(i.startswith(prefix) for i in ids)] == []
