@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
@@ -22,6 +22,9 @@ from repository.dimensions import (
 from repository.filters import Where
 from repository.frames import to_frame
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 OUTCOME_COLUMNS = (
     "timestamp",

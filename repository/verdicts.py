@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
@@ -23,6 +23,9 @@ from repository.dimensions import (
 from repository.filters import Where
 from repository.frames import to_frame, utc
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags, to_epoch_ms
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 VERDICT_STATUSES = ("normal", "anomaly", "held_back", "insufficient_history", "error")
 """Conventional statuses (``held_back``: an anomaly an alert budget did not alert on); any
