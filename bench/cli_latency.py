@@ -4,8 +4,10 @@ Each command runs on the demo's repository and config in a fresh interpreter (wh
 shell does), ``--runs`` times, alternating the two checkouts so both see the same load; the
 median is reported. ``before`` is a checkout given with ``--before`` (e.g. the main branch),
 ``after`` this one; the floor is ``python3 -c pass``, which no command can beat. The Slack
-variable is unset, as on a laptop that never set it. Prints a table and writes
-bench/results/cli_latency.json.
+variable is unset, as on a laptop that never set it. Each command also runs once under
+``python3 -X importtime``: the summed import time (and the biggest top-level packages) tells
+where the time goes even on a loaded machine, where the wall times swell. Prints a table and
+writes bench/results/cli_latency.json.
 
     python bench/cli_latency.py --demo /tmp/demo [--before /path/to/main] [--runs 5]
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -58,6 +61,27 @@ def first_line(argv: list[str], checkout: Path, demo: Path) -> tuple[float, floa
     return (first if line else total), total
 
 
+IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+def import_times(argv: list[str], checkout: Path, demo: Path) -> dict[str, Any]:
+    """Seconds ``python3 -X importtime ARGV`` spent importing (the sum of every module's own
+    time), and the top-level packages that took longest (their cumulative seconds)."""
+    env = {k: v for k, v in os.environ.items() if k != "SLACK_WEBHOOK_URL"}
+    env["PYTHONPATH"] = str(checkout)
+    done = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=demo, env=env,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    own, packages = 0, {}
+    for line in done.stderr.splitlines():
+        found = IMPORT_LINE.match(line)
+        if found:
+            own += int(found[1])
+            if "." not in found[4]:
+                packages[found[4]] = packages.get(found[4], 0) + int(found[2])
+    top = sorted(packages.items(), key=lambda item: -item[1])[:6]
+    return {"import_s": own / 1e6, "top_packages_s": {name: us / 1e6 for name, us in top}}
+
+
 def demo_directory(given: str | None) -> Path:
     if given:
         return Path(given)
@@ -85,13 +109,19 @@ def main() -> None:
                 runs.setdefault(name, {}).setdefault(label, []).append(
                     first_line(filled, checkout, demo)
                 )
+    imports = {
+        name: {label: import_times([a.format(tmp=tmp) for a in argv], checkout, demo)
+               for label, checkout in checkouts.items()}
+        for name, argv in COMMANDS.items()
+    }  # fmt: skip
     rows: list[list[Any]] = []
-    results: dict[str, dict[str, dict[str, float]]] = {}
+    results: dict[str, dict[str, dict[str, Any]]] = {}
     for name, by_checkout in runs.items():
-        medians = {
+        medians: dict[str, dict[str, Any]] = {
             label: {
                 "first_line_s": statistics.median(t[0] for t in times),
                 "exit_s": statistics.median(t[1] for t in times),
+                **imports.get(name, {}).get(label, {}),
             }
             for label, times in by_checkout.items()
         }
@@ -99,13 +129,15 @@ def main() -> None:
         after = medians["after"]["first_line_s"]
         before = medians.get("before", {}).get("first_line_s")
         ratio = f"{before / after:.1f}x" if before else "-"
-        rows.append([name, before if before is not None else "-", after, ratio])
+        imported = [medians.get(label, {}).get("import_s", "-") for label in ("before", "after")]
+        rows.append([name, before if before is not None else "-", after, ratio, *imported])
     floor = results["python3 -c pass"]["after"]["first_line_s"]
     for row in rows:
         row.append(f"{float(row[2]) - floor:.2f}")
     print(f"median of {args.runs} runs; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")  # fmt: skip
-    print_table(["command", "before s", "after s", "speed-up", "after - floor s"], rows)
+    headers = ["command", "before s", "after s", "speed-up", "imports before s", "imports after s"]
+    print_table([*headers, "after - floor s"], rows)
     path = write_results(
         "cli_latency",
         {"runs": args.runs, "load_average": os.getloadavg()[0], "demo": str(demo),

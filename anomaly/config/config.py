@@ -26,13 +26,12 @@ from anomaly.config.problems import Problem, choice_error, custom_error
 from anomaly.config.schedule import ScheduleSpec
 from anomaly.config.source_config import SourceConfig
 from anomaly.config.stream_config import StreamScanConfig, stream_problems
+from anomaly.config.tags import SCAN_TAG
 from anomaly.errors import ConfigurationError
 from repository.backends import is_url
 
 ALERTS = "alerts"
 """The section of alert sinks (their ``${VAR}`` references are resolved when one is sent)."""
-SCAN_TAG = "scan"
-"""The tag every scan's runs carry (with ``dataset``, the source name, unless overridden)."""
 
 
 def _as_list(value: Any) -> Any:
