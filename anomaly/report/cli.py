@@ -96,8 +96,8 @@ def _repository_of(args: argparse.Namespace) -> Any:
 
 
 def _tags(args: argparse.Namespace) -> dict[str, str]:
-    from anomaly.config.config import SCAN_TAG
     from anomaly.config.parameters import pairs
+    from anomaly.config.tags import SCAN_TAG
 
     tags = dict(pairs(args.tag, "--tag"))
     if args.scan:
