@@ -4,9 +4,9 @@ Each command runs on the demo's repository and config in a fresh interpreter (wh
 shell does), ``--runs`` times, alternating the two checkouts so both see the same load; the
 median is reported. ``before`` is a checkout given with ``--before`` (e.g. the main branch),
 ``after`` this one; the floor is ``python3 -c pass``, which no command can beat. The Slack
-variable is unset, as on a laptop that never set it. Each command also runs once under
-``python3 -X importtime``: the summed import time (and the biggest top-level packages) tells
-where the time goes even on a loaded machine, where the wall times swell. Prints a table and
+variable is unset, as on a laptop that never set it. Each command also runs under
+``python3 -X importtime`` (median of the runs): the summed import time and the biggest
+top-level packages tell where the time goes, on a loaded machine too. Prints a table and
 writes bench/results/cli_latency.json.
 
     python bench/cli_latency.py --demo /tmp/demo [--before /path/to/main] [--runs 5]
@@ -71,7 +71,7 @@ def import_times(argv: list[str], checkout: Path, demo: Path) -> dict[str, Any]:
     env["PYTHONPATH"] = str(checkout)
     done = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=demo, env=env,
                           capture_output=True, text=True, check=False)  # fmt: skip
-    own, packages = 0, {}
+    own, packages = 0, dict[str, int]()
     for line in done.stderr.splitlines():
         found = IMPORT_LINE.match(line)
         if found:
@@ -102,6 +102,7 @@ def main() -> None:
     checkouts = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
     tmp = tempfile.mkdtemp(prefix="cli-latency-")
     runs: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    profiles: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for _ in range(args.runs):  # round-robin: every command and checkout sees the same load
         for name, argv in {"python3 -c pass": FLOOR, **COMMANDS}.items():
             filled = [a.format(tmp=tmp) for a in argv]
@@ -109,10 +110,13 @@ def main() -> None:
                 runs.setdefault(name, {}).setdefault(label, []).append(
                     first_line(filled, checkout, demo)
                 )
-    imports = {
-        name: {label: import_times([a.format(tmp=tmp) for a in argv], checkout, demo)
-               for label, checkout in checkouts.items()}
-        for name, argv in COMMANDS.items()
+                profiles.setdefault(name, {}).setdefault(label, []).append(
+                    import_times(filled, checkout, demo)
+                )
+    imports = {  # the run of median import time, per command and checkout
+        name: {label: sorted(found, key=lambda p: p["import_s"])[len(found) // 2]
+               for label, found in by_checkout.items()}
+        for name, by_checkout in profiles.items()
     }  # fmt: skip
     rows: list[list[Any]] = []
     results: dict[str, dict[str, dict[str, Any]]] = {}

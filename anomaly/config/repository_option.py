@@ -1,7 +1,7 @@
 """The repository a query command reads: the config's (``-c``) or a path or URL (``-r``).
 
-A module of its own so that ``anomaly history -r FILE`` never loads the config's models:
-they are imported only when ``-c`` names a config file.
+A module of its own so that the query commands never load the config's models: ``-c`` reads
+only the file's ``repository`` key (`anomaly.config.repository_path`).
 """
 
 from __future__ import annotations
@@ -26,15 +26,24 @@ def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[s
     >>> tags
     {'env': 'prod', 'scan': 'daily'}
     """
-    if args.config:
-        from anomaly.config.loading import load_config
-
-        path = load_config(args.config).repository
-    else:
-        path = args.repository
+    path = repository_of_config(args.config) if args.config else args.repository
     if path != ":memory:" and not is_url(path) and not Path(path).exists():
         raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
     tags = dict(pairs(args.tag, "--tag"))
     if args.scan:
         tags[SCAN_TAG] = args.scan
     return MetricsRepository(path), tags
+
+
+def repository_of_config(path: str) -> str:
+    """The repository the config file names, read without validating the rest of the file;
+    when that key cannot be read so, the whole file is validated (`load_config`) for the
+    error, with its line."""
+    from anomaly.config.repository_path import configured_repository  # YAML: for -c only
+
+    found = configured_repository(path)
+    if found is None:
+        from anomaly.config.loading import load_config
+
+        found = load_config(path).repository
+    return found

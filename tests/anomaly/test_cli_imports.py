@@ -100,17 +100,23 @@ def test_read_only_commands_load_no_spark_nor_pandas(
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "among"),
     [
-        ["history", "-r", "metrics.duckdb", "Size(*)", "--format", "json"],
-        ["anomalies", "-r", "metrics.duckdb", "--status", "all"],
-        ["plot", "-r", "metrics.duckdb", "Size(*)", "-o", "size.png"],
+        (["history", "-r", "metrics.duckdb", "Size(*)", "--format", "json"], CONFIG_MODELS),
+        (["anomalies", "-r", "metrics.duckdb", "--status", "all"], CONFIG_MODELS),
+        (["plot", "-r", "metrics.duckdb", "Size(*)", "-o", "size.png"], CONFIG_MODELS),
+        # With -c only the config's repository key is read: YAML, but no models.
+        (["history", "-c", "anomaly.yml", "Size(*)"], CONFIG_MODELS[:2]),
+        (["anomalies", "-c", "anomaly.yml"], CONFIG_MODELS[:2]),
+        (["report", "anomaly.yml", "-o", "report.html"], CONFIG_MODELS[:2]),
     ],
-    ids=lambda argv: " ".join(argv[:2]),
+    ids=lambda value: " ".join(value[:2]) if isinstance(value, list) else "",
 )
-def test_commands_given_a_repository_load_no_config_models(argv: list[str], project: Path) -> None:
+def test_query_commands_load_no_config_models(
+    argv: list[str], among: tuple[str, ...], project: Path
+) -> None:
     body = f"from anomaly.cli import main\nassert main({argv!r}) == 0"
-    assert loaded(body, project, CONFIG_MODELS) == []
+    assert loaded(body, project, among) == []
 
 
 def test_the_public_names_still_import_and_win_over_same_named_submodules() -> None:
