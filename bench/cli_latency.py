@@ -4,9 +4,10 @@ Each command runs on the demo's repository and config in a fresh interpreter (wh
 shell does), ``--runs`` times, alternating the two checkouts so both see the same load; the
 median is reported. ``before`` is a checkout given with ``--before`` (e.g. the main branch),
 ``after`` this one; the floor is ``python3 -c pass``, which no command can beat. The Slack
-variable is unset, as on a laptop that never set it. Each command also runs under
-``python3 -X importtime`` (median of the runs): the summed import time and the biggest
-top-level packages tell where the time goes, on a loaded machine too. Prints a table and
+variable is unset, as on a laptop that never set it. On a loaded machine the wall times swell,
+so the CPU seconds of each run are recorded too, and each command also runs under
+``python3 -X importtime`` (median of the runs): the modules it imports (a count no load
+changes), their summed import time and the biggest top-level packages. Prints a table and
 writes bench/results/cli_latency.json.
 
     python bench/cli_latency.py --demo /tmp/demo [--before /path/to/main] [--runs 5]
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -42,11 +44,13 @@ COMMANDS = {
 FLOOR = ["-c", "pass"]
 
 
-def first_line(argv: list[str], checkout: Path, demo: Path) -> tuple[float, float]:
-    """Seconds to the first line on stdout (the exit, for commands that print none), and to
-    the exit, of ``python3 ARGV`` with `checkout` first on the path."""
+def first_line(argv: list[str], checkout: Path, demo: Path) -> tuple[float, float, float]:
+    """Seconds to the first line on stdout (the exit, for commands that print none), to the
+    exit, and of CPU (user + system: what a loaded machine swells least), of ``python3 ARGV``
+    with `checkout` first on the path."""
     env = {k: v for k, v in os.environ.items() if k != "SLACK_WEBHOOK_URL"}
     env["PYTHONPATH"] = str(checkout)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, *argv], cwd=demo, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
@@ -58,7 +62,9 @@ def first_line(argv: list[str], checkout: Path, demo: Path) -> tuple[float, floa
     if code != 0:
         raise SystemExit(f"{' '.join(argv)} (in {checkout}) exited {code}")
     total = time.perf_counter() - start
-    return (first if line else total), total
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return (first if line else total), total, cpu
 
 
 IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
@@ -71,15 +77,16 @@ def import_times(argv: list[str], checkout: Path, demo: Path) -> dict[str, Any]:
     env["PYTHONPATH"] = str(checkout)
     done = subprocess.run([sys.executable, "-X", "importtime", *argv], cwd=demo, env=env,
                           capture_output=True, text=True, check=False)  # fmt: skip
-    own, packages = 0, dict[str, int]()
+    own, modules, packages = 0, 0, dict[str, int]()
     for line in done.stderr.splitlines():
         found = IMPORT_LINE.match(line)
         if found:
-            own += int(found[1])
+            own, modules = own + int(found[1]), modules + 1
             if "." not in found[4]:
                 packages[found[4]] = packages.get(found[4], 0) + int(found[2])
     top = sorted(packages.items(), key=lambda item: -item[1])[:6]
-    return {"import_s": own / 1e6, "top_packages_s": {name: us / 1e6 for name, us in top}}
+    return {"import_s": own / 1e6, "modules": modules,
+            "top_packages_s": {name: us / 1e6 for name, us in top}}  # fmt: skip
 
 
 def demo_directory(given: str | None) -> Path:
@@ -101,7 +108,7 @@ def main() -> None:
     demo = demo_directory(args.demo)
     checkouts = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
     tmp = tempfile.mkdtemp(prefix="cli-latency-")
-    runs: dict[str, dict[str, list[tuple[float, float]]]] = {}
+    runs: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
     profiles: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for _ in range(args.runs):  # round-robin: every command and checkout sees the same load
         for name, argv in {"python3 -c pass": FLOOR, **COMMANDS}.items():
@@ -125,6 +132,7 @@ def main() -> None:
             label: {
                 "first_line_s": statistics.median(t[0] for t in times),
                 "exit_s": statistics.median(t[1] for t in times),
+                "cpu_s": statistics.median(t[2] for t in times),
                 **imports.get(name, {}).get(label, {}),
             }
             for label, times in by_checkout.items()
@@ -133,14 +141,16 @@ def main() -> None:
         after = medians["after"]["first_line_s"]
         before = medians.get("before", {}).get("first_line_s")
         ratio = f"{before / after:.1f}x" if before else "-"
-        imported = [medians.get(label, {}).get("import_s", "-") for label in ("before", "after")]
-        rows.append([name, before if before is not None else "-", after, ratio, *imported])
+        cpu = [medians.get(label, {}).get("cpu_s", "-") for label in ("before", "after")]
+        modules = [medians.get(label, {}).get("modules", "-") for label in ("before", "after")]
+        rows.append([name, before if before is not None else "-", after, ratio, *cpu, *modules])
     floor = results["python3 -c pass"]["after"]["first_line_s"]
     for row in rows:
         row.append(f"{float(row[2]) - floor:.2f}")
     print(f"median of {args.runs} runs; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")  # fmt: skip
-    headers = ["command", "before s", "after s", "speed-up", "imports before s", "imports after s"]
+    headers = ["command", "before s", "after s", "speed-up", "CPU before s", "CPU after s",
+               "modules before", "modules after"]  # fmt: skip
     print_table([*headers, "after - floor s"], rows)
     path = write_results(
         "cli_latency",
