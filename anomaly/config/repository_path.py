@@ -14,7 +14,6 @@ from pathlib import Path
 
 from anomaly.config.interpolation import InterpolationError, interpolate_tree
 from anomaly.config.yaml_file import read_yaml
-from repository.backends import is_url
 
 DEFAULT_REPOSITORY = "metrics.duckdb"
 REPOSITORY = "repository"
@@ -28,9 +27,19 @@ def resolve_repository(value: str, base_dir: Path | None) -> str:
     >>> resolve_repository("data/metrics.duckdb", Path("/srv/quality"))
     '/srv/quality/data/metrics.duckdb'
     """
-    if base_dir is None or value == ":memory:" or is_url(value):  # a postgresql:// URL
+    if base_dir is None or value == ":memory:" or _is_url(value):  # a postgresql:// URL
         return value
     return str((Path(base_dir) / Path(value).expanduser()).resolve())
+
+
+def _is_url(value: str) -> bool:
+    """`repository.backends.is_url`, imported for text with ``://`` only (the backends load
+    DuckDB and Arrow, which validating a config with a file path does not need)."""
+    if "://" not in value:
+        return False
+    from repository.backends import is_url
+
+    return is_url(value)
 
 
 def configured_repository(

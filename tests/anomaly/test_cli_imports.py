@@ -124,9 +124,10 @@ def test_the_public_names_still_import_and_win_over_same_named_submodules() -> N
     import anomaly.service
     import anomaly.service.backfill  # the submodule named like the exported function
     import detectors
+    import repository.backends
 
     assert callable(anomaly.service.backfill) and anomaly.service.backfill.__name__ == "backfill"
-    for package in (anomaly, anomaly.service, detectors):
+    for package in (anomaly, anomaly.service, detectors, repository, repository.backends):
         missing = [name for name in package.__all__ if not hasattr(package, name)]
         assert missing == [], package.__name__
         assert set(package.__all__) <= set(dir(package))
