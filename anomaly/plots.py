@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from anomaly.chart_scale import ChartScale, chart_scale, clip_band, significant
 from anomaly.chart_style import ANNOTATION_MARKERS as _MARKER_NAMES
 from anomaly.chart_style import BAND_ALPHA, COLORS, FRAME, matplotlib_marker
-from anomaly.judging.history import group_of as group_values
-from anomaly.judging.queries import QueryError, metric_points, verdict_rows
+from anomaly.judging.queries import Point, QueryError, metric_points, verdict_rows
 from anomaly.judging.tables import group_label
 from anomaly.metric_domain import MetricDomain, metric_domain
 from repository import MetricsRepository
+from repository.keys import group_of
 
 MAX_PANELS = 12
 ANNOTATION_MARKERS = {
@@ -69,19 +69,20 @@ def plot_metric(
     from matplotlib.figure import Figure
 
     points = metric_points(repo, metric, tags, group)
-    if points.empty:
+    if not points:
         raise QueryError(f"{metric} has no stored points{' for this group' if group else ''}")
     verdicts = verdict_rows(repo, [metric], tags, group)
-    anomalous = set(verdicts.loc[verdicts["status"] == "anomaly", "group"])
-    groups = sorted(points["group"].unique(), key=lambda g: (g not in anomalous, g))
+    anomalous = {v["group"] for v in verdicts if v["status"] == "anomaly"}
+    groups = sorted({p.group for p in points}, key=lambda g: (g not in anomalous, g))
     shown = groups[:max_panels]
     domain = metric_domain(metric)
     figure = Figure(figsize=(10, 1.0 + 2.2 * len(shown)), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots(len(shown), 1, sharex=True, squeeze=False)[:, 0]
     for ax, key in zip(axes, shown, strict=True):
-        _panel(ax, points[points["group"] == key], verdicts[verdicts["group"] == key], domain)
-        ax.set_title(group_label(group_values(key)), loc="left", fontsize=10)
+        of_group = [v for v in verdicts if v["group"] == key]
+        _panel(ax, [p for p in points if p.group == key], of_group, domain)
+        ax.set_title(group_label(group_of(key)), loc="left", fontsize=10)
     locator = AutoDateLocator()
     axes[-1].xaxis.set_major_locator(locator)
     axes[-1].xaxis.set_major_formatter(ConciseDateFormatter(locator))
@@ -100,40 +101,44 @@ def plot_metric(
     return target
 
 
-def _panel(ax: Any, points: pd.DataFrame, verdicts: pd.DataFrame, domain: MetricDomain) -> None:
-    judged = verdicts.dropna(subset=["lower", "upper"], how="all").sort_values("timestamp")
-    lower, upper = clip_band(judged["lower"], judged["upper"], domain)
-    scale = chart_scale(points["value"], lower, upper, domain)
-    times = points["timestamp"].dt.tz_localize(None)
+def _panel(
+    ax: Any, points: list[Point], verdicts: list[dict[str, Any]], domain: MetricDomain
+) -> None:
+    judged = sorted(
+        (v for v in verdicts if _known(v["lower"]) or _known(v["upper"])),
+        key=lambda v: v["timestamp"],
+    )
+    lower, upper = clip_band([v["lower"] for v in judged], [v["upper"] for v in judged], domain)
+    values = np.array([p.value for p in points], dtype=float)
+    scale = chart_scale(values, lower, upper, domain)
     ax.plot(
-        times,
-        points["value"] / scale.size,
+        _naive([p.timestamp for p in points]),
+        values / scale.size,
         color=COLORS["value"],
         linewidth=1.2,
         marker=".",
         markersize=3,
         label="value",
     )
-    if not judged.empty:
-        draw_band(ax, judged["timestamp"].dt.tz_localize(None), lower, upper, scale)
-    flagged = verdicts[verdicts["status"] == "anomaly"]
-    if not flagged.empty:
+    if judged:
+        draw_band(ax, _naive([v["timestamp"] for v in judged]), lower, upper, scale)
+    flagged = [v for v in verdicts if v["status"] == "anomaly"]
+    if flagged:
         ax.scatter(
-            flagged["timestamp"].dt.tz_localize(None),
-            flagged["value"] / scale.size,
+            _naive([v["timestamp"] for v in flagged]),
+            np.array([v["value"] for v in flagged], dtype=float) / scale.size,
             s=40,
             color=COLORS["anomaly"],
             edgecolors="white",
             zorder=3,
             label="anomaly",
         )
-    kinds = points["annotations"].str.split(", ")
     for kind, (marker, colour) in ANNOTATION_MARKERS.items():
-        marked = points[kinds.map(lambda found, kind=kind: kind in found)]
-        if not marked.empty:
+        marked = [p for p in points if kind in p.annotations.split(", ")]
+        if marked:
             ax.scatter(
-                marked["timestamp"].dt.tz_localize(None),
-                marked["value"] / scale.size,
+                _naive([p.timestamp for p in marked]),
+                np.array([p.value for p in marked], dtype=float) / scale.size,
                 s=90,
                 marker=marker,
                 facecolors="none",
@@ -144,6 +149,15 @@ def _panel(ax: Any, points: pd.DataFrame, verdicts: pd.DataFrame, domain: Metric
             )
     ax.grid(color=FRAME["grid"])
     set_value_axis(ax, scale)
+
+
+def _known(edge: float | None) -> bool:
+    return edge is not None and not np.isnan(edge)
+
+
+def _naive(times: list[datetime]) -> np.ndarray:
+    """UTC times as the wall-clock times Matplotlib draws (no time zone on the axis)."""
+    return np.array([t.replace(tzinfo=None) for t in times], dtype="datetime64[us]")
 
 
 def draw_band(ax: Any, when: Any, lower: np.ndarray, upper: np.ndarray, scale: ChartScale) -> None:

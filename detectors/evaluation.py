@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from detectors.anomaly import Anomaly, Status
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -154,6 +156,8 @@ class Evaluation:
     def to_frame(self) -> pd.DataFrame:
         """One row per evaluated point: index, value, status, lower, upper, confidence, detail
         (and p_value when the detector computes one)."""
+        import pandas as pd  # only here: importing a detector loads no pandas
+
         frame = pd.DataFrame(
             {
                 "index": self.index,

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from repository.backends.base import Backend
 from repository.filters import Where
 from repository.frames import group_values, utc
 from repository.keys import HasMetricId, check_tags, metric_id_of
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 METRIC_COLUMNS = (
     "metric_id",

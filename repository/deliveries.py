@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from repository.backends.base import Backend
 from repository.frames import utc
 from repository.keys import TimeLike, from_epoch_ms, to_epoch_ms
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 FAILED = "failed"
 DELIVERED = "delivered"

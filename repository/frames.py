@@ -13,24 +13,30 @@ value: ``get()`` keeps the difference.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Cursor
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 TIMESTAMP_DTYPE: Final = "datetime64[ns, UTC]"
 
 
 def timestamps(millis: Iterable[int] | pd.Series) -> pd.DatetimeIndex:
     """UTC timestamps of epoch milliseconds."""
+    import pandas as pd
+
     values = pd.to_datetime(pd.Series(millis, dtype="int64"), unit="ms", utc=True)
     return pd.DatetimeIndex(values.astype(TIMESTAMP_DTYPE))
 
 
 def utc(column: pd.Series) -> pd.Series:
     """A column of timestamps (or nulls) as UTC ``datetime64[ns, UTC]``."""
+    import pandas as pd
+
     return pd.to_datetime(column, utc=True).astype(TIMESTAMP_DTYPE)
 
 
@@ -76,6 +82,8 @@ def to_frame(
     ``group_columns``/``tag_columns`` are always present (the ones a query filtered on), so an
     empty result still has them.
     """
+    import pandas as pd
+
     raw = table.to_pandas()
     frame = pd.DataFrame(index=raw.index)
     for column in columns:
@@ -103,6 +111,8 @@ def _add_mapped(
     taken: set[str],
     prefix: str,
 ) -> None:
+    import pandas as pd
+
     names = sorted({name for mapping in values.values() for name in mapping} | set(required))
     for name in names:
         lookup = {i: mapping.get(name) for i, mapping in values.items()}

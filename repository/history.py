@@ -7,7 +7,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from repository.annotations import ANNOTATION_KINDS, EXCLUDED, covered_by
 from repository.backends.base import Backend, Cursor
@@ -17,7 +16,9 @@ from repository.frames import run_tags, timestamps, to_frame
 from repository.keys import canonical_key, check_group, check_tags, from_epoch_ms, metric_id_of
 from repository.query import metric_ids
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
+
     from repository.keys import HasMetricId, TimeLike
 
 LATEST_COLUMNS = ("entity", "instance", "name", "metric_id", "value", "timestamp", "group_key")
@@ -45,6 +46,8 @@ def history(
     detector should learn from). Raises ``AmbiguousSeriesError`` when the filters match several
     series (names or groups) or several runs at one timestamp (tags that differ beyond ``tags``).
     """
+    import pandas as pd
+
     extra = Where(connector.dialect)
     if exclude_annotated:
         extra.add(f"NOT {covered_by(EXCLUDED)}")
@@ -68,6 +71,8 @@ def annotated_history(
     """The series of :func:`history` as a frame indexed by timestamp: ``value`` and one boolean
     column per annotation kind (``incident``, ``expected``, ``excluded``) saying whether an
     annotation of that kind covers the point."""
+    import pandas as pd
+
     flags = [f"{covered_by(kind)} AS {kind}" for kind in ANNOTATION_KINDS]
     extra = Where(connector.dialect)
     millis, data = _series(connector, metric, tags, group, name, after, before, extra, flags)
@@ -136,6 +141,8 @@ def histories(
     (``keys.canonical_key``): each group's series, or the error ``history`` would raise for it
     (errors as values: one ambiguous group does not fail the others). A group without stored
     points gets an empty series."""
+    import pandas as pd
+
     metric_id = metric_id_of(metric)
     wanted = list(dict.fromkeys(canonical_key(check_group(g)) for g in groups))
     where = _points_of(connector, metric_id, tags, after, before).within("k.group_key", wanted)

@@ -73,6 +73,16 @@ def canonical_key(items: Mapping[str, str | None]) -> str:
     return json.dumps(sorted(items.items()), ensure_ascii=False, separators=(",", ":"))
 
 
+def group_of(key: str) -> dict[str, str | None]:
+    """The group back from its key (`canonical_key`).
+
+    >>> key = canonical_key({"city": "Zürich"})
+    >>> key, group_of(key)
+    ('[["city","Zürich"]]', {'city': 'Zürich'})
+    """
+    return dict(json.loads(key))
+
+
 def check_tags(tags: Any, what: str = "tags") -> dict[str, str]:
     """A copy of ``tags`` after checking it maps non-empty text to text."""
     if not isinstance(tags, Mapping):

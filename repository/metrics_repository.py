@@ -6,9 +6,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Concatenate, ParamSpec, TypeVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from repository.annotations import (
     Annotation,
@@ -34,6 +32,9 @@ from repository.state_store import StateStore
 from repository.transfer import export_parquet, import_parquet
 from repository.verdicts import AnomalyVerdict, load_verdicts, stage_verdicts, write_verdicts
 from repository.writer import stage_records, write_points
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
@@ -18,6 +18,9 @@ from repository.dimensions import GroupKeys, replace_run_rows
 from repository.filters import Where
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags
 from repository.run_rows import read_run_rows, stage_rows
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 OUTCOME_COLUMNS = (
     "timestamp",

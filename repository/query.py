@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
@@ -22,6 +21,9 @@ from repository.keys import (
     to_epoch_ms,
 )
 from repository.records import MetricRecord, RunResult
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 POINT_COLUMNS = (
     "entity", "instance", "name", "metric_id", "value", "error", "timestamp", "group_key"

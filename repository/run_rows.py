@@ -8,15 +8,17 @@ one shape of query for both keeps their ordering and frames alike.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend
 from repository.dimensions import optional_float, rows_to_table
 from repository.filters import Where
 from repository.frames import to_frame
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 StagedColumn = tuple[str, pa.DataType, Callable[[Any], Any]]
 """A staged column: its name, its Arrow type and how to read its value from a record (float

@@ -8,14 +8,16 @@ it starts) marks it ``abandoned``: the scheduler can tell crashed scans from fin
 from __future__ import annotations
 
 from datetime import datetime
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from repository.backends.base import Backend
 from repository.filters import Where
 from repository.frames import utc
 from repository.keys import TimeLike, from_epoch_ms, to_epoch_ms
 from repository.processes import ProcessId
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 RUNNING = "running"
 ABANDONED = "abandoned"

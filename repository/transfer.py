@@ -29,7 +29,6 @@ import os
 from collections.abc import Mapping
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from repository.backends.base import Backend, Cursor
 from repository.backends.duckdb.cursor import scratch
@@ -70,6 +69,8 @@ def export_parquet(
 
     Streams in batches, so the export never holds the whole history in memory.
     """
+    import pyarrow.parquet as pq  # with its filesystems: only exports and imports need it
+
     where = (
         Where(connector.dialect)
         .tags("r.run_id", None if tags is None else check_tags(tags))
@@ -97,6 +98,8 @@ def export_parquet(
 
 def import_parquet(connector: Backend, path: str | os.PathLike[str]) -> int:
     """Merge a Parquet file written by ``export_parquet`` (or shaped like it); returns rows."""
+    import pyarrow.parquet as pq  # with its filesystems: only exports and imports need it
+
     table = pq.read_table(os.fspath(path))
     missing = [c for c in PARQUET_COLUMNS if c not in table.column_names]
     if missing:

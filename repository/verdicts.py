@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 
 from repository.backends.base import Backend, Cursor
@@ -19,6 +19,9 @@ from repository.filters import Where
 from repository.frames import utc
 from repository.keys import ResultKey, TimeLike, check_fields, check_tags, to_epoch_ms
 from repository.run_rows import read_run_rows, stage_rows
+
+if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
+    import pandas as pd
 
 VERDICT_STATUSES = ("normal", "anomaly", "held_back", "insufficient_history", "error")
 """Conventional statuses (``held_back``: an anomaly an alert budget did not alert on); any

@@ -85,9 +85,9 @@ def register(commands: Any) -> argparse.ArgumentParser:
 def backtest_command(args: argparse.Namespace) -> int:
     """Run the backtest the arguments describe and print it; returns the exit code."""
     from anomaly.backtest.run import backtest
-    from anomaly.config.loading import open_repository
     from anomaly.config.parameters import pairs
     from anomaly.config.periods import parse_time
+    from anomaly.config.repository_option import open_repository
 
     detectors = {spec: parse_detector(spec) for spec in args.detector or DEFAULT_DETECTORS}
     repo, tags = open_repository(args)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,16 +22,15 @@ from anomaly.config.model import ConfigModel, check_name
 from anomaly.config.monitor_config import MonitorsConfig
 from anomaly.config.plans import DEFAULT_DETECTOR, DEFAULT_SEVERITY, MetricPlan, resolve_plan
 from anomaly.config.problems import Problem, choice_error, custom_error
+from anomaly.config.repository_path import resolve_repository
 from anomaly.config.schedule import ScheduleSpec
 from anomaly.config.source_config import SourceConfig
 from anomaly.config.stream_config import StreamScanConfig, stream_problems
+from anomaly.config.tags import SCAN_TAG
 from anomaly.errors import ConfigurationError
-from repository.backends import is_url
 
 ALERTS = "alerts"
 """The section of alert sinks (their ``${VAR}`` references are resolved when one is sent)."""
-SCAN_TAG = "scan"
-"""The tag every scan's runs carry (with ``dataset``, the source name, unless overridden)."""
 
 
 def _as_list(value: Any) -> Any:
@@ -174,10 +172,7 @@ class ServiceConfig(ConfigModel):
     @field_validator("repository")
     @classmethod
     def _relative_to_config(cls, value: str, info: ValidationInfo) -> str:
-        base = (info.context or {}).get("base_dir")
-        if base is None or value == ":memory:" or is_url(value):  # a postgresql:// URL
-            return value
-        return str((Path(base) / Path(value).expanduser()).resolve())
+        return resolve_repository(value, (info.context or {}).get("base_dir"))
 
     @field_validator("sources", "scans", "alerts")
     @classmethod

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from anomaly.config.config import ALERTS, SCAN_TAG, ServiceConfig
+from anomaly.config.config import ALERTS, ServiceConfig
 from anomaly.config.interpolation import InterpolationError, interpolate_tree, mask, secrets_near
 from anomaly.config.model import allowed_keys
-from anomaly.config.parameters import pairs
 from anomaly.config.problems import ConfigFileError, Location, Problem, from_pydantic
 from anomaly.config.yaml_file import line_of, read_yaml
-from anomaly.errors import ConfigurationError
-from repository import MetricsRepository
-from repository.backends import is_url
 
 
 def load_config(
@@ -104,15 +99,3 @@ def _with_line(
 ) -> Problem:
     message = mask(problem.message, secrets_near(problem.location, used))
     return Problem(problem.location, message, line_of(problem.location, lines))
-
-
-def open_repository(args: argparse.Namespace) -> tuple[MetricsRepository, dict[str, str]]:
-    """The repository of ``--config`` or ``--repository`` and the tag filter (``--scan``,
-    ``--tag``)."""
-    path = load_config(args.config).repository if args.config else args.repository
-    if path != ":memory:" and not is_url(path) and not Path(path).exists():
-        raise ConfigurationError(f"repository {path!r} does not exist (run a scan first)")
-    tags = dict(pairs(args.tag, "--tag"))
-    if args.scan:
-        tags[SCAN_TAG] = args.scan
-    return MetricsRepository(path), tags

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import typing
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, TypeAdapter, ValidationError, model_validator
@@ -19,14 +20,34 @@ from anomaly.errors import ConfigurationError
 
 Severity = Literal["warning", "error"]
 
-ANALYZERS: dict[str, type[Analyzer[Any]]] = {
-    name: cls
-    for name in analyzers.__all__
-    if isinstance(cls := getattr(analyzers, name), type)
-    and issubclass(cls, Analyzer)
-    and hasattr(cls, "metric_name")
-    and not getattr(cls, "__abstractmethods__", None)
-}
+
+class AnalyzerClasses(Mapping[str, "type[Analyzer[Any]]"]):
+    """The built-in analyzer classes by name, each imported when it is asked for: a config
+    naming ``Size`` and ``Mean`` loads those two modules, not every analyzer's (with their
+    Arrow and sketch code). Listing them all (an error message) imports them all.
+
+    >>> ANALYZERS["Mean"].__name__, "MeanState" in ANALYZERS, "Nope" in ANALYZERS
+    ('Mean', False, False)
+    """
+
+    def __getitem__(self, name: str) -> type[Analyzer[Any]]:
+        found = getattr(analyzers, name) if name in analyzers.__all__ else None
+        is_analyzer = isinstance(found, type) and issubclass(found, Analyzer)
+        if not is_analyzer or not hasattr(found, "metric_name"):
+            raise KeyError(name)
+        if getattr(found, "__abstractmethods__", None):
+            raise KeyError(name)
+        return typing.cast("type[Analyzer[Any]]", found)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in analyzers.__all__ if name in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+ANALYZERS = AnalyzerClasses()
+"""The analyzers a config names by their class name (``Size``, ``Mean``, ...)."""
 BUILT_FROM_MAPPING = {"Accuracy": "anomaly.accuracy.config:accuracy_from_dict"}
 """Analyzers built by a function taking the parameter mapping (the hook for new packages)."""
 

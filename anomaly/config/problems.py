@@ -6,11 +6,12 @@ import difflib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pydantic_core import PydanticCustomError
+from typing import TYPE_CHECKING, Any
 
 from anomaly.errors import ConfigurationError
+
+if TYPE_CHECKING:  # pydantic loads with the config's models: `anomaly history -r` needs neither
+    from pydantic_core import PydanticCustomError
 
 Location = tuple[str | int, ...]
 
@@ -50,6 +51,8 @@ def custom_error(message: str, key: str | int | None = None) -> PydanticCustomEr
     The key travels in the error's context as ``location_key`` (pydantic fills ``{name}``
     placeholders of the message from the context, so no message text can collide with it).
     """
+    from pydantic_core import PydanticCustomError
+
     context: dict[str, Any] = {} if key is None else {"location_key": key}
     return PydanticCustomError("config", message, context)
 

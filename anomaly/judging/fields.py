@@ -24,6 +24,9 @@ the group (column -> value), the value and expected band, status, detector, scor
 the number of earlier points judged on."""
 POINT_FIELDS = ("time", "dataset", "scan", "metric", "group", *_JUDGED)
 """A stored point of a series, with the band and status of its verdict (null when unjudged)."""
+PROBLEMS = ("anomaly", "error")
+"""Verdict statuses that count against a scan (and are alerted); ``anomaly anomalies`` lists
+these unless asked for others."""
 OLD_NAMES = {"timestamp": "time", "metric_id": "metric", "history_length": "history"}
 """The repository's column names (and the CLI's JSON keys before one vocabulary) -> the JSON
 names."""

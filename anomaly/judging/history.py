@@ -11,7 +11,6 @@ the repository's own identity of a group, so ``Zürich`` is ``Zürich`` everywhe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -28,16 +27,6 @@ COLUMNS = ["metric_id", "group", "timestamp", "value", "excluded"]
 EXCLUDED = "excluded"
 """The annotation kind whose points never serve as history (the kind ``has_no_anomalies`` and
 the backtest leave out of baselines)."""
-
-
-def group_of(key: str) -> dict[str, str | None]:
-    """The group back from its key (``canonical_key``).
-
-    >>> key = canonical_key({"city": "Zürich"})
-    >>> key, group_of(key)
-    ('[["city","Zürich"]]', {'city': 'Zürich'})
-    """
-    return dict(json.loads(key))
 
 
 def history_frame(

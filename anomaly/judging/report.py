@@ -10,6 +10,7 @@ from typing import Any
 
 from anomaly.config.metric_spec import Severity
 from anomaly.config.periods import label
+from anomaly.judging.fields import PROBLEMS
 from anomaly.judging.run import RunVerdicts
 from anomaly.judging.tables import (
     PROBLEM_HEADERS,
@@ -18,9 +19,6 @@ from anomaly.judging.tables import (
 )
 from detectors import BudgetOutcome
 from repository import AnomalyVerdict
-
-PROBLEMS = ("anomaly", "error")
-"""Verdict statuses that count against a scan (and are alerted)."""
 
 
 class ScanStatus(IntEnum):

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from anomaly.judging.history import group_of, without_exclusions
+from anomaly.judging.history import without_exclusions
 from detectors import Status, detect_frame, is_newest_anomalous
 from repository import AnomalyVerdict, MetricRecord
+from repository.keys import group_of
 
 if TYPE_CHECKING:
     from anomaly.config.plans import MetricPlan

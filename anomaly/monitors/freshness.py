@@ -17,9 +17,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from anomaly.judging.history import group_of
 from repository import MetricRecord
-from repository.keys import canonical_key
+from repository.keys import canonical_key, group_of
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -19,8 +19,7 @@ from typing import Any
 
 from anomaly.config.periods import parse_time
 from anomaly.errors import ConfigurationError
-from anomaly.judging.fields import iso_time
-from anomaly.judging.report import PROBLEMS
+from anomaly.judging.fields import PROBLEMS, iso_time
 from anomaly.report.downsampling import downsample
 from anomaly.report.encoding import number, plain
 from anomaly.report.snapshot import annotation_row

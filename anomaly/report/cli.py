@@ -86,18 +86,18 @@ def start_ui(args: argparse.Namespace, repository: str, checks: Sequence[Any] = 
 def _repository_of(args: argparse.Namespace) -> Any:
     """The repository of CONFIG or ``--repository`` (exactly one, a file or a PostgreSQL URL),
     opened to read."""
-    from anomaly.config.loading import load_config
+    from anomaly.config.repository_option import repository_of_config
     from anomaly.report.opening import open_for_reading as open_path
 
     if (args.config is None) == (args.repository is None):
         raise ConfigurationError("give either CONFIG or --repository FILE|URL (exactly one)")
-    location = load_config(args.config).repository if args.config else args.repository
+    location = repository_of_config(args.config) if args.config else args.repository
     return open_path(location)
 
 
 def _tags(args: argparse.Namespace) -> dict[str, str]:
-    from anomaly.config.config import SCAN_TAG
     from anomaly.config.parameters import pairs
+    from anomaly.config.tags import SCAN_TAG
 
     tags = dict(pairs(args.tag, "--tag"))
     if args.scan:

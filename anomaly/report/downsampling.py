@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from anomaly.judging.report import PROBLEMS
+from anomaly.judging.fields import PROBLEMS
 
 KEYS = ("dataset", "scan", "group_key")
 """The columns of the points that tell series apart."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from anomaly.judging.report import PROBLEMS
+from anomaly.judging.fields import PROBLEMS
 from anomaly.report.encoding import plain
 from anomaly.report.reading import KNOWN_SCAN_LOG_COLUMNS, RepositoryContents
 

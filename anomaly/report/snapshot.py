@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from anomaly.judging.report import PROBLEMS
+from anomaly.judging.fields import PROBLEMS
 from anomaly.judging.tables import group_label
 from anomaly.report import deliveries_section  # noqa: F401  (registers its section)
 from anomaly.report.encoding import number, plain

@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import math
 import re
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-import numpy as np
-import pandas as pd
-
-from anomaly.config.loading import open_repository
 from anomaly.config.parameters import pairs
 from anomaly.config.periods import parse_time
-from anomaly.judging.fields import VERDICT_FIELDS, iso_time, renamed
-from anomaly.judging.history import group_of
-from anomaly.judging.queries import metric_points, verdict_rows
-from anomaly.judging.report import PROBLEMS
+from anomaly.config.repository_option import open_repository
+from anomaly.judging.fields import PROBLEMS, VERDICT_FIELDS, iso_time, renamed
+from anomaly.judging.queries import Point, metric_points, verdict_rows
 from anomaly.judging.tables import band, group_label, number, text_table
+from repository.keys import group_of
 
 WIDE_GROUPS = 8
 """Up to this many groups, ``history`` prints one column per group."""
@@ -29,57 +29,60 @@ def history_command(args: argparse.Namespace) -> int:
     repo, tags = open_repository(args)
     group = dict(pairs(args.group, "--group")) or None
     since, until = _bounds(args)
-    frame = metric_points(repo, args.metric, tags, group, since, until)
-    labels = frame["group"].map(lambda g: group_label(group_of(g)))
+    points = metric_points(repo, args.metric, tags, group, since, until)
+    labels = [group_label(group_of(p.group)) for p in points]
     # Annotations get a column only when a shown point has one (outputs stay as they were).
-    marked = bool((frame["annotations"] != "").any())
+    marked = any(p.annotations for p in points)
     extra = ["annotations"] if marked else []
     if args.format == "table":
-        if frame.empty:
+        if not points:
             print(f"no points of {args.metric} in this range")
-        elif labels.nunique() <= WIDE_GROUPS:
-            wide = frame.assign(group=labels).pivot(index="timestamp", columns="group")["value"]
-            notes = _notes(frame, labels, several=len(wide.columns) > 1)
+        elif len(set(labels)) <= WIDE_GROUPS:
+            columns = sorted(set(labels))
+            cells = {(p.timestamp, label): p.value for p, label in zip(points, labels, strict=True)}
+            notes = _notes(points, labels, several=len(columns) > 1)
             rows = [
-                [_time(t), *(number(v) for v in row), *(notes.get(t, "") for _ in extra)]
-                for t, row in wide.iterrows()
+                [_time(t), *(number(cells.get((t, c))) for c in columns)]
+                + [notes.get(t, "") for _ in extra]
+                for t in sorted({p.timestamp for p in points})
             ]
-            print(text_table(["timestamp", *wide.columns, *extra], rows))
+            print(text_table(["timestamp", *columns, *extra], rows))
         else:
-            points = zip(
-                frame["timestamp"], labels, frame["value"], frame["annotations"], strict=True
-            )
-            rows = [[_time(t), g, number(v), *(a for _ in extra)] for t, g, v, a in points]
+            rows = [
+                [_time(p.timestamp), label, number(p.value), *(p.annotations for _ in extra)]
+                for p, label in zip(points, labels, strict=True)
+            ]
             print(text_table(["timestamp", "group", "value", *extra], rows))
         return 0
     records = []
-    for g, t, v, a in frame[["group", "timestamp", "value", "annotations"]].itertuples(index=False):
+    for p in points:
         # The HTTP API's names (`POINT_FIELDS`): a group object in JSON, its columns in CSV.
-        values = group_of(g)
-        record = {"time": iso_time(t.to_pydatetime()), "metric": args.metric}
+        values = group_of(p.group)
+        record = {"time": iso_time(p.timestamp), "metric": args.metric}
         record.update({"group": values} if args.format == "json" else values)
-        record["value"] = v
+        record["value"] = p.value
         if marked:
-            record["annotations"] = _marks(a, args.format)
+            record["annotations"] = _marks(p.annotations, args.format)
         records.append(record)
     _emit(records, args.format)
     return 0
 
 
-def _notes(frame: pd.DataFrame, labels: pd.Series, several: bool) -> dict[Any, str]:
+def _notes(points: Sequence[Point], labels: Sequence[str], several: bool) -> dict[datetime, str]:
     """Per timestamp, the annotated points: their kinds, with the group unless every group
     shown then has the same ones."""
-    notes: dict[Any, str] = {}
-    for when, points in frame.assign(label=labels).groupby("timestamp"):
-        marked = points[points["annotations"] != ""]
-        if marked.empty:
-            continue
-        same = len(marked) == labels.nunique() and marked["annotations"].nunique() == 1
+    marked: dict[datetime, list[tuple[str, str]]] = {}
+    for point, label in zip(points, labels, strict=True):
+        if point.annotations:
+            marked.setdefault(point.timestamp, []).append((label, point.annotations))
+    groups = len(set(labels))
+    notes = {}
+    for when, found in marked.items():
+        same = len(found) == groups and len({kinds for _, kinds in found}) == 1
         if same or not several:
-            notes[when] = str(marked["annotations"].iloc[0])
+            notes[when] = found[0][1]
         else:
-            pairs = zip(marked["label"], marked["annotations"], strict=True)
-            notes[when] = "; ".join(f"{label}: {marks}" for label, marks in pairs)
+            notes[when] = "; ".join(f"{label}: {kinds}" for label, kinds in found)
     return notes
 
 
@@ -96,13 +99,12 @@ def anomalies_command(args: argparse.Namespace) -> int:
     if "all" in statuses:
         statuses = None
     since, until = _bounds(args)
-    frame = verdict_rows(repo, args.metric, tags, group, statuses, since, until).head(args.limit)
-    marked = bool((frame["annotations"] != "").any())  # a column only when a verdict has one
+    found = verdict_rows(repo, args.metric, tags, group, statuses, since, until)[: args.limit]
+    marked = any(row["annotations"] for row in found)  # a column only when a verdict has one
     if args.format != "table":
-        _emit([_verdict_record(row, args.format, marked) for row in frame.to_dict("records")],
-              args.format)  # fmt: skip
+        _emit([_verdict_record(row, args.format, marked) for row in found], args.format)
         return 0
-    if frame.empty:
+    if not found:
         print("no verdicts match (anomalies and failed metrics are shown unless --status)")
         return 0
     rows = [
@@ -118,7 +120,7 @@ def anomalies_command(args: argparse.Namespace) -> int:
             row["detector"],
             *([row["annotations"]] if marked else []),
         ]
-        for row in frame.to_dict("records")
+        for row in found
     ]
     headers = [
         "time",
@@ -140,8 +142,8 @@ def _verdict_record(row: dict[Any, Any], kind: str, marked: bool) -> dict[str, A
     """A verdict in the JSON vocabulary of the HTTP API (`VERDICT_FIELDS`); in CSV the group
     is one column per group column."""
     named = renamed(row)
-    named["time"] = iso_time(row["timestamp"].to_pydatetime())
-    named["run_time"] = iso_time(_moment(row["run_time"]))
+    named["time"] = iso_time(row["timestamp"])
+    named["run_time"] = iso_time(row["run_time"])
     record = {field: named[field] for field in VERDICT_FIELDS}
     record["group"] = group_of(row["group"])
     if marked:
@@ -179,7 +181,7 @@ def _bounds(args: argparse.Namespace) -> tuple[Any, Any]:
     return since, until
 
 
-def _time(value: pd.Timestamp) -> str:
+def _time(value: datetime) -> str:
     if value.hour == value.minute == value.second == 0:
         return value.strftime("%Y-%m-%d")
     return value.strftime("%Y-%m-%d %H:%M:%S")
@@ -190,20 +192,46 @@ def _emit(records: list[dict[str, Any]], kind: str) -> None:
     if kind == "json":
         print(json.dumps(clean, indent=2, default=str))
     else:
-        print(pd.DataFrame(clean).to_csv(index=False), end="")
+        print(csv_text(clean), end="")
 
 
 def _plain(value: Any) -> Any:
-    """JSON-safe: NaN and infinities become null, numpy scalars Python numbers."""
+    """JSON-safe: NaN and infinities become null."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, float | np.floating):
-        return float(value) if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     return value
 
 
-def _moment(value: Any) -> Any:
-    """A stored time as a datetime (pandas gives Timestamps, and NaT for none)."""
-    return None if value is None or pd.isna(value) else pd.Timestamp(value).to_pydatetime()
+def csv_text(records: Sequence[dict[str, Any]]) -> str:
+    """`records` as CSV, one column per key in the order first seen, as pandas wrote them
+    (``DataFrame.to_csv``, which the commands used before): a null is an empty field, and a
+    column of whole numbers with a null in it is written as floats.
+
+    >>> print(csv_text([{"a": 1, "b": "x,y"}, {"a": None, "c": 0.5}]), end="")
+    a,b,c
+    1.0,"x,y",
+    ,,0.5
+    """
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    floats = {c for c in columns if _float_column([r.get(c) for r in records])}
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        row = [record.get(c) for c in columns]
+        writer.writerow(
+            "" if v is None else float(v) if c in floats else v
+            for c, v in zip(columns, row, strict=True)
+        )
+    return out.getvalue()
+
+
+def _float_column(values: list[Any]) -> bool:
+    """Numbers (not booleans) with a float or a null among them: pandas' float64."""
+    present = [v for v in values if v is not None]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in present)
+    if not present or not numbers:
+        return False
+    return len(present) < len(values) or any(isinstance(v, float) for v in present)

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING
 
-from repository.backends.base import Backend, Cursor, OnOpen, SqlCursor
-from repository.backends.dialects import Dialect
-from repository.backends.duckdb import DuckDBBackend
 from repository.backends.postgres.url import SCHEMES, is_url, mask_passwords
 from repository.errors import RepositoryURLError
+from repository.lazy_names import lazy_names
+
+if TYPE_CHECKING:  # loaded when used: `describe` and `is_url` need neither DuckDB nor Arrow
+    from repository.backends.base import Backend, Cursor, OnOpen, SqlCursor
+    from repository.backends.dialects import Dialect
+else:
+    __getattr__, __dir__ = lazy_names(__name__)
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
@@ -33,6 +38,8 @@ def open_backend(location: str | os.PathLike[str], lock_timeout: float, on_open:
             f"{describe(text)}: {scheme.group(1)!r} is not a supported store; give a DuckDB "
             f"file path or a {' or '.join(f'{s}://' for s in SCHEMES)} URL"
         )
+    from repository.backends.duckdb import DuckDBBackend
+
     return DuckDBBackend(location, lock_timeout, on_open)
 
 

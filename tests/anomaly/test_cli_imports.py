@@ -1,6 +1,7 @@
-"""Read-only commands import only what they use: no pyspark or numba (nor scipy or
-statsmodels), whether the package is imported or a read-only sub-command runs; ``serve --ui``
-without scheduled scans starts no JVM. Import checks in a fresh interpreter, not timings."""
+"""Read-only commands import only what they use: no pyspark or numba (nor scipy, statsmodels
+or pandas), whether the package is imported or a read-only sub-command runs; ``history -r``
+not even the config's models (pydantic, YAML); ``serve --ui`` without scheduled scans starts no
+JVM. Import checks in a fresh interpreter, not timings (``bench/cli_latency.py`` times them)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKe
 from .service.conftest import day, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("pyspark", "numba", "scipy", "statsmodels")
+HEAVY = ("pyspark", "numba", "scipy", "statsmodels", "pandas")
+CONFIG_MODELS = ("pydantic", "pydantic_core", "yaml")
 PROBE = """
 import json, sys
 {body}
@@ -38,10 +40,10 @@ alerts:
 """
 
 
-def loaded(body: str, cwd: Path) -> list[str]:
-    """The heavy packages a fresh interpreter has loaded after running `body`."""
+def loaded(body: str, cwd: Path, among: tuple[str, ...] = HEAVY) -> list[str]:
+    """The packages of `among` a fresh interpreter has loaded after running `body`."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    code = PROBE.format(body=body, heavy=HEAVY)
+    code = PROBE.format(body=body, heavy=among)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -77,22 +79,44 @@ def test_importing_the_package_loads_no_spark_nor_numba(body: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "expected"),
     [
-        ["history", "-r", "metrics.duckdb", "Size(*)"],
-        ["history", "-c", "anomaly.yml", "Size(*)", "--format", "json"],
-        ["anomalies", "-r", "metrics.duckdb", "--format", "json"],
-        ["anomalies", "-c", "anomaly.yml"],
-        ["validate-config", "anomaly.yml"],
-        ["report", "anomaly.yml", "-o", "report.html"],
-        ["plot", "-r", "metrics.duckdb", "Size(*)", "-o", "size.png"],
-        ["--help"],
+        (["history", "-r", "metrics.duckdb", "Size(*)"], []),
+        (["history", "-c", "anomaly.yml", "Size(*)", "--format", "csv"], []),
+        (["anomalies", "-r", "metrics.duckdb", "--format", "json"], []),
+        (["anomalies", "-c", "anomaly.yml"], []),
+        (["validate-config", "anomaly.yml"], []),
+        (["report", "anomaly.yml", "-o", "report.html"], ["pandas"]),  # its tables still are
+        (["plot", "-r", "metrics.duckdb", "Size(*)", "-o", "size.png"], []),
+        (["--help"], []),
     ],
-    ids=lambda argv: " ".join(argv[:2]),
+    ids=lambda argv: " ".join(argv[:2]) if isinstance(argv, list) and argv else "",
 )
-def test_read_only_commands_load_no_spark_nor_numba(argv: list[str], project: Path) -> None:
+def test_read_only_commands_load_no_spark_nor_pandas(
+    argv: list[str], expected: list[str], project: Path
+) -> None:
     body = f"from anomaly.cli import main\nassert main({argv!r}) == 0"
-    assert loaded(body, project) == []
+    assert loaded(body, project) == expected
+
+
+@pytest.mark.parametrize(
+    ("argv", "among"),
+    [
+        (["history", "-r", "metrics.duckdb", "Size(*)", "--format", "json"], CONFIG_MODELS),
+        (["anomalies", "-r", "metrics.duckdb", "--status", "all"], CONFIG_MODELS),
+        (["plot", "-r", "metrics.duckdb", "Size(*)", "-o", "size.png"], CONFIG_MODELS),
+        # With -c only the config's repository key is read: YAML, but no models.
+        (["history", "-c", "anomaly.yml", "Size(*)"], CONFIG_MODELS[:2]),
+        (["anomalies", "-c", "anomaly.yml"], CONFIG_MODELS[:2]),
+        (["report", "anomaly.yml", "-o", "report.html"], CONFIG_MODELS[:2]),
+    ],
+    ids=lambda value: " ".join(value[:2]) if isinstance(value, list) else "",
+)
+def test_query_commands_load_no_config_models(
+    argv: list[str], among: tuple[str, ...], project: Path
+) -> None:
+    body = f"from anomaly.cli import main\nassert main({argv!r}) == 0"
+    assert loaded(body, project, among) == []
 
 
 def test_the_public_names_still_import_and_win_over_same_named_submodules() -> None:
@@ -100,9 +124,10 @@ def test_the_public_names_still_import_and_win_over_same_named_submodules() -> N
     import anomaly.service
     import anomaly.service.backfill  # the submodule named like the exported function
     import detectors
+    import repository.backends
 
     assert callable(anomaly.service.backfill) and anomaly.service.backfill.__name__ == "backfill"
-    for package in (anomaly, anomaly.service, detectors):
+    for package in (anomaly, anomaly.service, detectors, repository, repository.backends):
         missing = [name for name in package.__all__ if not hasattr(package, name)]
         assert missing == [], package.__name__
         assert set(package.__all__) <= set(dir(package))
