@@ -48,7 +48,7 @@ SPARK_SMOKE: tuple[str, ...] = (
 """Node ids (or a prefix of them, ``path::`` for a whole page) of the Spark tests kept: one
 end-to-end test per folder of Spark tests, and the pages that run in seconds."""
 
-READ_ONLY = "tests/anomaly/test_cli_imports.py::test_read_only_commands_load_no_spark_nor_numba"
+READ_ONLY = "tests/anomaly/test_cli_imports.py::test_read_only_commands_load_no_spark_nor_pandas"
 HEAVY: tuple[str, ...] = (
     # Subprocesses: a killed writer, a CLI or interpreter per case, a second process's ids.
     "tests/anomaly/engine/test_stacked_passes.py::",  # a JVM of its own, killed
