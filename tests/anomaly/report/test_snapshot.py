@@ -112,8 +112,10 @@ def test_unknown_columns_of_the_scan_log_and_verdicts_are_shown(tmp_path: Path) 
 
 def test_sections_from_providers_and_a_failing_provider(tmp_path: Path) -> None:
     repo = MetricsRepository(tmp_path / "m.duckdb")
+    # Its own name: replacing and then unregistering the built-in "schema" section would take it
+    # away from every later test of this process.
     register_section(
-        "schema",
+        "custom",
         lambda repo, cur: [
             ReportSection(
                 "schema", "Schema changes", ["column", "change"], [["price", "double -> string"]]
@@ -124,7 +126,7 @@ def test_sections_from_providers_and_a_failing_provider(tmp_path: Path) -> None:
     try:
         snapshot = collect_snapshot(repo)
     finally:
-        unregister_section("schema")
+        unregister_section("custom")
         unregister_section("broken")
     assert [s["title"] for s in snapshot["sections"]] == ["Schema changes"]
     assert snapshot["problems"] == ["section 'broken' failed: ZeroDivisionError: division by zero"]
