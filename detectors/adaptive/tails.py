@@ -27,6 +27,8 @@ NU = (2.0, 3.0, 4.0, 5.0, 7.0, 10.0, 20.0, math.inf)
 """The tail heaviness grid, heaviest first."""
 PRIOR = (0.05, 0.1, 0.1, 0.1, 0.1, 0.15, 0.15, 0.25)
 COUNT_CAP = 4096
+BISECTIONS = 18
+"""Halvings of the log-range a mixture quantile is searched in (its members' quantiles)."""
 PLUG_IN_LEVEL = 0.5
 CENSOR = 12.0
 """Errors beyond this many scales count only as "this far or further": a 1000-scale incident
@@ -196,3 +198,47 @@ def quantile(
     df, _, _, _, m = _tables(limit, decay)
     index = np.minimum(count, COUNT_CAP)
     return np.asarray(special.stdtrit(df[nu, index], 1.0 - rate) / m[nu], dtype=np.float64)
+
+
+def mixture_tail(
+    a: FloatArray, weights: FloatArray, count: NDArray[np.int64], limit: float, decay: float
+) -> FloatArray:
+    """``P(z > a)`` for one side under the grid ``weights`` (grid first, one column per
+    cell): the posterior predictive, each grid value's tail weighed by its probability."""
+    from scipy import special
+
+    df, _, _, _, m = _tables(limit, decay)
+    index = np.minimum(count, COUNT_CAP)
+    a = np.asarray(a, dtype=np.float64)
+    total = np.zeros(a.shape)
+    for g in range(len(NU)):
+        total += weights[g] * special.stdtr(df[g, index], -a * m[g])
+    return total
+
+
+def mixture_quantile(
+    rate: float, weights: FloatArray, count: NDArray[np.int64], limit: float, decay: float
+) -> FloatArray:
+    """``a`` with :func:`mixture_tail` ``= rate``: between the grid values' own quantiles
+    (a mixture's tail lies between its members'), found by bisection on the log scale.
+
+    >>> normal = np.zeros((len(NU), 1)); normal[-1] = 1.0
+    >>> both = normal.copy(); both[1], both[-1] = 0.5, 0.5
+    >>> count = np.array([4096])
+    >>> alone = float(quantile(1e-3, np.array([len(NU) - 1]), count, 4.0, 0.97)[0])
+    >>> mixed = mixture_quantile(1e-3, both, count, 4.0, 0.97)
+    >>> bool(abs(mixture_quantile(1e-3, normal, count, 4.0, 0.97)[0] - alone) < 1e-3 * alone)
+    True
+    >>> bool(abs(mixture_tail(mixed, both, count, 4.0, 0.97)[0] - 1e-3) < 1e-5), bool(mixed > alone)
+    (True, True)
+    """
+    every = np.stack([quantile(rate, np.full(len(count), g), count, limit, decay)
+                      for g in range(len(NU))])  # fmt: skip
+    weighed = weights > 1e-12
+    low = np.log(np.where(weighed, every, np.inf).min(axis=0))
+    high = np.log(np.where(weighed, every, -np.inf).max(axis=0))
+    for _ in range(BISECTIONS):
+        middle = 0.5 * (low + high)
+        above = mixture_tail(np.exp(middle), weights, count, limit, decay) > rate
+        low, high = np.where(above, middle, low), np.where(above, high, middle)
+    return np.asarray(np.exp(0.5 * (low + high)), dtype=np.float64)
