@@ -34,20 +34,22 @@ def point_test(
     if not needed.any():
         return p, k
     cells = np.nonzero(needed)
-    earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
-                                            limit, decay)  # fmt: skip
     count = fc.count[cells]
-    if share_tails:
-        nu = pooling.shared_plug_in(earlier, cells)
-    else:
-        nu = tails.plug_in(tails.posterior(earlier))
+    pooled = (pooling.peers(cells) >= pooling.PREDICTIVE_ROWS) & np.bool_(share_tails)
     one_side = rate if side != "both" else rate / 2
     toward = np.abs(z[cells]) if side == "both" else (z if side == "upper" else -z)[cells]
     a = np.abs(toward)
-    pc = tails.tail_probability(a, nu, count, limit, decay)
-    kc = tails.quantile(one_side, nu, count, limit, decay)
-    pooled = pooling.peers(cells) >= pooling.PREDICTIVE_ROWS
-    if share_tails and pooled.any():
+    pc, kc = np.zeros(len(a)), np.zeros(len(a))
+    if not pooled.all():  # (the plug-in pools by age over all cells: it sees them all)
+        earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
+                                                limit, decay)  # fmt: skip
+        if share_tails:
+            nu = pooling.shared_plug_in(earlier, cells)
+        else:
+            nu = tails.plug_in(tails.posterior(earlier))
+        pc = tails.tail_probability(a, nu, count, limit, decay)
+        kc = tails.quantile(one_side, nu, count, limit, decay)
+    if pooled.any():
         # Many rows of one age: every earlier error of theirs (also those of a young model)
         # says how heavy the tails are, and the band is the posterior predictive.
         some = tuple(c[pooled] for c in cells)
