@@ -16,6 +16,7 @@ def point_test(
     z: FloatMatrix,
     fc: Forecasts,
     informs: NDArray[np.bool_],
+    informs_early: NDArray[np.bool_],
     needed: NDArray[np.bool_],
     rate: float,
     side: str,
@@ -24,29 +25,41 @@ def point_test(
     """p-values and band half-widths (in scales) of the ``needed`` cells for single points
     flagged at ``rate`` (both sides together unless ``side`` is one of them), each judged with
     the tails its row's earlier ``informs`` errors (and, ``share_tails``, the other rows')
-    make likely."""
+    make likely; cells with ``pooling.PREDICTIVE_ROWS`` peers or more (``share_tails``) are
+    judged with the posterior predictive of their ``informs_early`` errors under the prior
+    pooled across rows."""
     limit, decay = SETTINGS.limit, SETTINGS.decay
     p = np.full(z.shape, np.nan)
     k = np.full(z.shape, np.nan)
     if not needed.any():
         return p, k
     cells = np.nonzero(needed)
-    earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
-                                            limit, decay)  # fmt: skip
-    if share_tails:
-        nu = pooling.shared_plug_in(earlier, cells)
-    else:
-        nu = tails.plug_in(tails.posterior(earlier))
     count = fc.count[cells]
-    zc = z[cells]
-    if side == "both":
-        pc = np.minimum(2.0 * tails.tail_probability(np.abs(zc), nu, count, limit, decay), 1.0)
-    else:
-        toward = -zc if side == "lower" else zc
-        beyond = tails.tail_probability(np.abs(toward), nu, count, limit, decay)
-        pc = np.where(toward >= 0, beyond, 1.0 - beyond)
-    p[cells] = pc
-    k[cells] = tails.quantile(rate if side != "both" else rate / 2, nu, count, limit, decay)
+    pooled = (pooling.peers(cells) >= pooling.PREDICTIVE_ROWS) & np.bool_(share_tails)
+    one_side = rate if side != "both" else rate / 2
+    toward = np.abs(z[cells]) if side == "both" else (z if side == "upper" else -z)[cells]
+    a = np.abs(toward)
+    pc, kc = np.zeros(len(a)), np.zeros(len(a))
+    if not pooled.all():  # (the plug-in pools by age over all cells: it sees them all)
+        earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
+                                                limit, decay)  # fmt: skip
+        if share_tails:
+            nu = pooling.shared_plug_in(earlier, cells)
+        else:
+            nu = tails.plug_in(tails.posterior(earlier))
+        pc = tails.tail_probability(a, nu, count, limit, decay)
+        kc = tails.quantile(one_side, nu, count, limit, decay)
+    if pooled.any():
+        # Many rows of one age: every earlier error of theirs (also those of a young model)
+        # says how heavy the tails are, and the band is the posterior predictive.
+        some = tuple(c[pooled] for c in cells)
+        early = tails.earlier_log_likelihoods(np.where(informs_early, z, np.nan), fc.count,
+                                              some, limit, decay)  # fmt: skip
+        weights = pooling.predictive_weights(early, some)
+        pc[pooled] = tails.mixture_tail(a[pooled], weights, count[pooled], limit, decay)
+        kc[pooled] = tails.mixture_quantile(one_side, weights, count[pooled], limit, decay)
+    p[cells] = np.minimum(2.0 * pc, 1.0) if side == "both" else np.where(toward >= 0, pc, 1 - pc)
+    k[cells] = kc
     return p, k
 
 

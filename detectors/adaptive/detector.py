@@ -345,7 +345,8 @@ class Adaptive(MatrixDetector):
         # Only errors measured on a settled scale of their own say how far errors reach.
         informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
         rate = self.false_alarm_rate * POINT_SHARE
-        p, k = point_test(z, fc, informs, needed, rate, self.side, self.share_tails)
+        early = ready & learn & (fc.count >= young.MIN_ERRORS) & (z != 0)
+        p, k = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         sums, p_lasting = persistence.lasting_change(z, ready & learn, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),

@@ -53,7 +53,8 @@ def test_clean_small_groups_never_get_an_impossible_verdict(make: object, domain
 
 
 def test_the_floor_only_widens_and_a_lone_series_or_no_sharing_is_unchanged() -> None:
-    values = small_shares(40, 2)
+    # Fewer rows than ``pooling.PREDICTIVE_ROWS``: only the floor differs from judging alone.
+    values = small_shares(15, 2)
     together = judge(values, Adaptive(domain=(0.0, 1.0)))
     apart = judge(values, Adaptive(domain=(0.0, 1.0), share_tails=False))
     lone = judge(values[:1], Adaptive(domain=(0.0, 1.0)))
