@@ -178,6 +178,9 @@ def main() -> None:
     parser.add_argument("--no-spark", action="store_true", help="skip the Spark fan-out")
     parser.add_argument("--holt-winters-band", action="store_true", help="band quality only")
     parser.add_argument("--jobs", type=int, default=2, help="processes for --holt-winters-band")
+    parser.add_argument(
+        "--only", default="", help="only cases whose name holds this (the JSON keeps the rest)"
+    )
     args = parser.parse_args()
     if args.holt_winters_band:
         holt_winters_band(args.jobs)
@@ -205,6 +208,7 @@ def main() -> None:
             None,
         ),
     ]
+    cases = [case for case in cases if args.only in case[0]]
     rows: list[dict[str, Any]] = []
     load_before = os.getloadavg()[0]
     for name, detector, newest_only, target in cases:
@@ -232,6 +236,9 @@ def main() -> None:
             assert flagged_by_frame(ours[2]) == loop[2], f"{name}: vectorised and loop disagree"
         rows.append(row(name, groups, len(ours[2]), ours[:2], loop[:2], target, unsorted[0]))
 
+    if args.only not in "SeasonalArima, newest point":
+        finish(args, rows, load_before)
+        return
     arima = SeasonalArima(seasonal_order=(0, 1, 1, 7))
     arima_frame = frame[frame["group"].isin(frame["group"].unique()[:arima_groups])]
     ours = timed(partial(detect_frame, arima_frame, arima, "group", newest_only=True))
@@ -245,6 +252,11 @@ def main() -> None:
         assert flagged == loop[2], "SeasonalArima: Spark fan-out and loop disagree"
         case = "SeasonalArima, newest point, Spark local[2]"
         rows.append(row(case, arima_groups, len(flagged), (seconds, None), loop[:2], 60.0))
+    finish(args, rows, load_before)
+
+
+def finish(args: argparse.Namespace, rows: list[dict[str, Any]], load_before: float) -> None:
+    """Print the table and, unless --quick, write the JSON (with --only: the other rows kept)."""
     load_after = os.getloadavg()[0]
     print_table(rows)
     cpus = os.cpu_count()
@@ -262,6 +274,11 @@ def main() -> None:
         RESULTS.parent.mkdir(parents=True, exist_ok=True)
         previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
         kept = {k: v for k, v in previous.items() if k == "holt_winters_band"}  # other mode's
+        if args.only:  # a partial run: its rows carry their own machine state
+            new = {r["case"]: {**r, "environment": environment} for r in rows}
+            old = previous.get("results", [])
+            rows = [new.pop(r["case"], r) for r in old] + list(new.values())
+            environment = previous.get("environment", environment)
         report = {"environment": environment, "results": rows, **kept}
         RESULTS.write_text(json.dumps(report, indent=2) + "\n")
         print(f"\nwrote {RESULTS}")
