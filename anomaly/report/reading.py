@@ -73,7 +73,7 @@ def read_contents(
         flags = "h.incident, h.expected, h.excluded" if annotations else _NO_FLAGS
         source = "annotated_history" if annotations else "metric_history"
         where, params = _tag_filter(d, "h.tags", wanted)
-        points = _frame(
+        points = fetch_arrow(
             cur,
             f"""SELECT coalesce(h.dataset, '') AS dataset, {_scan(d, "h")},
                        h.metric_id, h.name, h.group_key, {d.epoch_ms("h.timestamp")} AS ts,
@@ -88,7 +88,7 @@ def read_contents(
             exclude=("dataset", "tags", "timestamp", "run_timestamp", "group_values"),
         )
         # Ties broken down to the detector: rows come in the same order on both stores.
-        verdicts = _frame(
+        verdicts = fetch_arrow(
             cur,
             f"""SELECT coalesce(v.dataset, '') AS dataset, {_scan(d, "v")},
                        {d.epoch_ms("v.timestamp")} AS ts, {d.epoch_ms("v.run_timestamp")} AS run_ts,
@@ -100,7 +100,7 @@ def read_contents(
         where, params = _tag_filter(d, "c.tags", wanted)
         total = first_row(cur, f"SELECT count(*) FROM check_results c WHERE {where}", params)
         outcome_total = int(total[0]) if total else 0
-        outcomes = _frame(
+        outcomes = fetch_arrow(
             cur,
             f"""SELECT coalesce(c.dataset, '') AS dataset, {_scan(d, "c")},
                        {d.epoch_ms("c.timestamp")} AS ts, c.check_name, c.constraint_name, c.level,
@@ -112,14 +112,14 @@ def read_contents(
             [*params, int(outcome_limit)],
         )
         times = {column: d.epoch_ms(column) for column in ("started_at", "ended_at")}
-        scan_log = _frame(
+        scan_log = fetch_arrow(
             cur,
             f"SELECT {d.star('', _columns(cur, 'scan_log'), replace=times)}"
             " FROM scan_log ORDER BY started_at DESC, scan_id DESC",
             [],
         )
         where, params = _tag_filter(d, "r.tags", wanted)
-        runs = _frame(
+        runs = fetch_arrow(
             cur,
             f"""SELECT coalesce(r.dataset, '') AS dataset, {_scan(d, "r")},
                        {d.epoch_ms("r.timestamp")} AS ts, {d.epoch_ms("r.saved_at")} AS saved_at
@@ -157,10 +157,6 @@ def _tag_filter(d: Dialect, column: str, tags: Mapping[str, str]) -> tuple[str, 
 def _columns(cur: Cursor, relation: str) -> list[str]:
     """The columns of a view or table, in order (``Dialect.star`` lists them on PostgreSQL)."""
     return list(fetch_arrow(cur, f"SELECT * FROM {relation} LIMIT 0").column_names)
-
-
-def _frame(cur: Cursor, sql: str, params: list[Any]) -> pa.Table:
-    return fetch_arrow(cur, sql, params)
 
 
 def columns_of(table: pa.Table) -> dict[str, list[Any]]:
