@@ -11,18 +11,23 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
+import pyarrow as pa
 
 from anomaly.judging.fields import PROBLEMS
 from anomaly.judging.tables import group_label
 from anomaly.report import deliveries_section  # noqa: F401  (registers its section)
 from anomaly.report.encoding import number, plain
 from anomaly.report.overview import dataset_rows, scan_rows
-from anomaly.report.reading import KNOWN_VERDICT_COLUMNS, RepositoryContents, read_contents
+from anomaly.report.reading import (
+    KNOWN_VERDICT_COLUMNS,
+    RepositoryContents,
+    read_contents,
+    records_of,
+)
 from anomaly.report.sections import collect_sections
 from anomaly.report.series_payload import build_series
 from repository import Annotation, MetricsRepository
-from repository.keys import canonical_key
+from repository.keys import canonical_key, to_epoch_ms
 
 SNAPSHOT_VERSION = 1
 DEFAULT_TITLE = "Data quality report"
@@ -82,18 +87,25 @@ def collect_snapshot(
     }
 
 
-def anomaly_rows(contents: RepositoryContents, series_ids: pd.Series) -> list[dict[str, Any]]:
+def anomaly_rows(contents: RepositoryContents, series_ids: list[int]) -> list[dict[str, Any]]:
     """Verdicts that are anomalies or failed metrics, oldest first; ``open`` when the verdict
     is the newest of its series (the series has not been judged normal since)."""
-    verdicts = contents.verdicts.assign(sid=series_ids.to_numpy())
-    if verdicts.empty:
+    verdicts = records_of(contents.verdicts)
+    if not verdicts:
         return []
-    newest = verdicts.groupby(["dataset", "scan", "metric_id", "group_key"])["ts"].transform("max")
-    extra = _extra_verdict_columns(verdicts)
-    problems = verdicts[verdicts["status"].isin(PROBLEMS)]
-    is_open = (problems["ts"] == newest[problems.index]).to_numpy()
+    newest: dict[tuple[Any, ...], Any] = {}
+    for row, sid in zip(verdicts, series_ids, strict=True):
+        row["sid"] = sid
+        key = (row["dataset"], row["scan"], row["metric_id"], row["group_key"])
+        newest[key] = row["ts"] if key not in newest else max(newest[key], row["ts"])
+    extra = _extra_verdict_columns(contents.verdicts)
+    problems = [row for row in verdicts if row["status"] in PROBLEMS]
+    is_open = [
+        row["ts"] == newest[(row["dataset"], row["scan"], row["metric_id"], row["group_key"])]
+        for row in problems
+    ]
     rows = []
-    for i, row in enumerate(problems.to_dict("records")):
+    for i, row in enumerate(problems):
         group = _group(row["group_key"])
         rows.append(
             {
@@ -128,7 +140,7 @@ def outcome_rows(
         for s in reversed(series)
     }
     rows = []
-    for row in contents.outcomes.to_dict("records"):
+    for row in records_of(contents.outcomes):
         key = (row["dataset"], row["scan"], row["metric_id"], row["group_key"])
         rows.append(
             {
@@ -157,8 +169,8 @@ def annotation_row(annotation: Annotation) -> dict[str, Any]:
     return {
         "id": annotation.annotation_id,
         "kind": annotation.kind,
-        "start": int(pd.Timestamp(start).value // 1_000_000),
-        "end": int(pd.Timestamp(end).value // 1_000_000),
+        "start": to_epoch_ms(start),
+        "end": to_epoch_ms(end),
         "metric": annotation.metric_id,
         "group": None if annotation.group is None else group_label(annotation.group),
         "tags": dict(annotation.tags),
@@ -166,9 +178,9 @@ def annotation_row(annotation: Annotation) -> dict[str, Any]:
     }
 
 
-def _extra_verdict_columns(verdicts: pd.DataFrame) -> list[str]:
+def _extra_verdict_columns(verdicts: pa.Table) -> list[str]:
     known = set(KNOWN_VERDICT_COLUMNS) | _VERDICT_HELPERS
-    return [str(c) for c in verdicts.columns if c not in known]
+    return [str(c) for c in verdicts.column_names if c not in known]
 
 
 def _group(key: Any) -> dict[str, str | None]:

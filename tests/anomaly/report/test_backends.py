@@ -63,18 +63,18 @@ def servers(
 def comparable(contents: RepositoryContents) -> dict[str, Any]:
     """Everything read, but when the runs and annotations were saved (the fill's own clock);
     frames without an order of their own (points, runs) sorted."""
-    runs = contents.runs
+    runs = contents.runs.to_pandas()
     assert runs["saved_at"].notna().all()
-    unordered = {"points": contents.points, "runs": runs.drop(columns="saved_at")}
+    unordered = {"points": contents.points.to_pandas(), "runs": runs.drop(columns="saved_at")}
     return {
         **{
             name: frame.sort_values(list(frame.columns), ignore_index=True)
             for name, frame in unordered.items()
         },
-        "verdicts": contents.verdicts,
-        "outcomes": contents.outcomes,
+        "verdicts": contents.verdicts.to_pandas(),
+        "outcomes": contents.outcomes.to_pandas(),
         "outcome_total": contents.outcome_total,
-        "scan_log": contents.scan_log,
+        "scan_log": contents.scan_log.to_pandas(),
         "annotations": [dataclasses.replace(a, created_at=None) for a in contents.annotations],
     }
 

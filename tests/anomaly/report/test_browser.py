@@ -61,7 +61,7 @@ def stored_anomalies(repo: MetricsRepository) -> Counter[tuple[str, str, str]]:
     verdicts = repo.load_verdicts(statuses=["anomaly"], tags={})
     datasets = repo.load_verdicts(statuses=["anomaly"], tags={"dataset": "orders"})
     assert len(datasets) == len(verdicts)  # every stored anomaly of the fixture is in orders
-    return Counter(("orders", v.metric_id, v.group_key) for v in verdicts.itertuples())
+    return Counter(("orders", str(v.metric_id), str(v.group_key)) for v in verdicts.itertuples())
 
 
 @pytest.mark.slow
