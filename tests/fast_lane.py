@@ -39,6 +39,7 @@ SPARK_SMOKE: tuple[str, ...] = (
     "tests/anomaly/examples/test_reddit.py::test_spikes_and_only_spikes_are_flagged",
     "tests/anomaly/monitors/test_scan.py::test_every_monitor_stores_its_series",
     "tests/anomaly/service/test_scan.py::test_a_scan_stores_metrics_and_verdicts_and_alerts_the_anomalies",
+    "tests/anomaly/sources/test_reading.py::test_pandas_nanosecond_timestamps_are_read_as_",
     "tests/anomaly/streaming/test_metrics_batches.py::test_windows_merged_over_batches_and_replays_equal_a_batch_recompute",
     "tests/anomaly/suggestion/test_runner.py::test_suggestions_come_from_the_sample",
     "tests/anomaly/verification/test_split.py::test_flag_marks_every_row_in_one_pass",

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from anomaly.judging.sinks import AlertDeliveryError, dispatch
     from anomaly.service.backfill import BackfillReport, backfill
     from anomaly.service.progress import Progress
-    from anomaly.service.reading import SourceError
     from anomaly.service.scan import ScanRunner
     from anomaly.service.scheduler import ScanService
+    from anomaly.sources.reading import SourceError
 else:
     __getattr__, __dir__ = lazy_exports(__name__)
 

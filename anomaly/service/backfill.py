@@ -19,9 +19,9 @@ from anomaly.judging.history import history_frame
 from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.run import judge_run, plans_by_record
 from anomaly.judging.tables import PROBLEM_HEADERS, problem_row, text_table
-from anomaly.service.reading import PERIOD_COLUMN, period_of, read_source
 from anomaly.service.scan import ScanRunner
 from anomaly.service.session import StopRequested, describe
+from anomaly.sources.reading import PERIOD_COLUMN, period_of, read_source
 from repository import AnomalyVerdict, MetricRecord, ResultKey
 
 LOG = logging.getLogger("anomaly.service")

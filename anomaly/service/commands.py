@@ -176,7 +176,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
 def _exit(args: argparse.Namespace, reports: Sequence[ScanReport]) -> int:
     """The worst status as the exit code, its reasons said on stderr."""
-    from anomaly.service.exit_reason import exit_reason
+    from anomaly.judging.exit_reason import exit_reason
 
     reason = exit_reason(args.command, reports)
     if reason:

@@ -98,9 +98,9 @@ def monitor_command(args: argparse.Namespace) -> int:
     from anomaly.config.config import ServiceConfig
     from anomaly.config.periods import parse_time
     from anomaly.config.problems import from_pydantic
+    from anomaly.judging.exit_reason import exit_reason
     from anomaly.monitors.explain import explain
     from anomaly.service.backfill import backfill
-    from anomaly.service.exit_reason import exit_reason
     from anomaly.service.progress import Progress
     from anomaly.service.scan import ScanRunner
 

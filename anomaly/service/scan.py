@@ -20,9 +20,9 @@ from anomaly.judging.report import ScanReport
 from anomaly.judging.run import judge_run, plans_by_record
 from anomaly.judging.sinks import dispatch, redeliver
 from anomaly.service.monitor_run import MonitorRun
-from anomaly.service.reading import read_source, restrict_to_period
 from anomaly.service.session import ScanSession, StopRequested, describe
 from anomaly.service.streams import run_available
+from anomaly.sources.reading import read_source, restrict_to_period
 from repository import AnomalyVerdict, RepositoryError, ResultKey
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from anomaly.config.settings import ScanSettings
 from anomaly.errors import spark_error_message
 from anomaly.judging.report import ScanReport, ScanStatus
 from anomaly.judging.sinks import dispatch
-from anomaly.service.read_errors import explain_read_error
-from anomaly.service.reading import SourceError
 from anomaly.service.session import describe
+from anomaly.sources.read_errors import explain_read_error
+from anomaly.sources.reading import SourceError
 from anomaly.streaming.accuracy_stream import StreamingAccuracy
 from anomaly.streaming.metrics_stream import StreamingMetrics
 from anomaly.streaming.stream import WindowedStream

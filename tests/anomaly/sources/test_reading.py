@@ -10,9 +10,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from anomaly.config.source_config import SourceConfig
-from anomaly.service.parquet_nanos import NANOS_AS_LONG
-from anomaly.service.read_errors import explain_read_error
-from anomaly.service.reading import SourceError, read_source
+from anomaly.sources.parquet_nanos import NANOS_AS_LONG
+from anomaly.sources.read_errors import explain_read_error
+from anomaly.sources.reading import SourceError, read_source
 from anomaly.spark import runtime_conf
 
 TIMES = ["2024-05-01 10:00:00.123456789", "2024-05-02 11:00:00.000001999"]

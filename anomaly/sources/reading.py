@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from anomaly.config.periods import LENGTHS
 from anomaly.config.source_config import SourceConfig
 from anomaly.errors import AnomalyError
-from anomaly.service.parquet_nanos import NANOS_AS_LONG, as_microseconds, nanosecond_columns
-from anomaly.service.read_errors import explain_read_error
+from anomaly.sources.parquet_nanos import NANOS_AS_LONG, as_microseconds, nanosecond_columns
+from anomaly.sources.read_errors import explain_read_error
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
