@@ -325,15 +325,30 @@ def a_stuck_save(repo: MetricsRepository) -> Iterator[threading.Thread]:
 
     reader = threading.Thread(target=endless_read)
     scan = threading.Thread(target=repo.save, args=(ResultKey(1, {"dataset": "d"}), record))
+    def probe_read() -> None:
+        with repo.sql():
+            pass
+
     reader.start()
     held.wait(10)
     scan.start()
+    probes: list[threading.Thread] = []
+    # On a busy machine the save's thread may not wait for the lock yet: until it does, reads
+    # still pass. A read that stays stuck says the save is queued.
+    while len(probes) < 100:
+        probes.append(threading.Thread(target=probe_read))
+        probes[-1].start()
+        probes[-1].join(0.1)
+        if probes[-1].is_alive():
+            break
     try:
         yield scan
     finally:
         release.set()
         reader.join(30)
         scan.join(30)
+        for probe in probes:
+            probe.join(30)
 
 
 def one_run(path: Path) -> MetricsRepository:
