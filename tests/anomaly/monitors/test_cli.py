@@ -3,45 +3,43 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 from anomaly.cli import main
 from repository import MetricsRepository
 from tests.anomaly.monitors.test_scan import day, write_orders
 
-ROOT = Path(__file__).resolve().parents[3]
 OPTIONS = ["--master", "local[1]", "-q"]
 
 
-def monitor(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("ANOMALY_REPOSITORY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "anomaly", "monitor", *args, *OPTIONS],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
-
-
-@pytest.mark.slow
-def test_monitor_a_path_with_backfill_then_its_last_day(tmp_path: Path) -> None:
+def test_monitor_a_path_with_backfill_then_its_last_day(
+    spark: SparkSession,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In this process, on the session's Spark (a process of its own would start a second JVM
+    for nothing this test checks: tests/anomaly/test_cli.py runs a scan as a real subprocess)."""
+    monkeypatch.chdir(tmp_path)  # the default repository is ./metrics.duckdb
+    monkeypatch.delenv("ANOMALY_REPOSITORY", raising=False)
     write_orders(tmp_path / "orders", range(6))
-    done = monitor(tmp_path, "orders", "--time-column", "ts", "--backfill",
-                   "--at", day(5).isoformat(), "--format", "json")  # fmt: skip
-    assert done.returncode in (0, 1, 2), done.stderr
-    report = json.loads(done.stdout)
+    code = main(["monitor", "orders", "--time-column", "ts", "--backfill",
+                 "--at", day(5).isoformat(), "--format", "json", *OPTIONS])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 2), err
+    report = json.loads(out)
     assert report["scan"] == "orders" and report["partition"] == "2026-03-06"
     with MetricsRepository(tmp_path / "metrics.duckdb") as repo:
         sizes = repo.history("Size(*)", tags={"dataset": "orders"})
         assert len(sizes) == 6 and len(repo.schemas()) == 6
-    again = monitor(tmp_path, "orders", "--time-column", "ts", "--at", day(5).isoformat(),
-                    "--monitors", "volume,columns", "--include", "pr*")  # fmt: skip
-    assert again.returncode == 0, again.stderr
-    assert again.stdout.startswith("orders 2026-03-06: 0 anomalies (2 metrics x 1 group")
+    code = main(["monitor", "orders", "--time-column", "ts", "--at", day(5).isoformat(),
+                 "--monitors", "volume,columns", "--include", "pr*", *OPTIONS])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("orders 2026-03-06: 0 anomalies (2 metrics x 1 group")
 
 
 def test_bad_arguments_fail_before_spark(
