@@ -16,6 +16,7 @@ import sys
 from anomaly.spark import build_session
 from anomaly.streaming import BatchReport, StreamingMetrics
 from anomaly.streaming.stream import Listener
+from conftest import session_conf
 from repository import MetricsRepository
 from tests.anomaly.streaming.data import SCHEMA, SHARED
 
@@ -29,7 +30,9 @@ def stream(repository: MetricsRepository, listener: Listener | None = None) -> S
 
 
 def main(incoming: str, checkpoint: str, repository: str, trigger: str, crash: str = "") -> None:
-    spark = build_session(master="local[2]", conf={"spark.sql.shuffle.partitions": "2"})
+    # The test session's JVM settings (C1 only, serial GC): a JVM that lives seconds starts and
+    # runs its few batches on less CPU.
+    spark = build_session(master="local[2]", conf=session_conf())
 
     def report(batch: BatchReport) -> None:
         starts = [w.window.start for w in batch.closed]
