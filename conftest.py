@@ -58,11 +58,15 @@ def session_conf() -> dict[str, str]:
     """
     from anomaly.spark import DEFAULT_CONF
 
-    java = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     return {
         "spark.sql.shuffle.partitions": "2",
-        "spark.driver.extraJavaOptions": f"{DEFAULT_CONF['spark.driver.extraJavaOptions']} {java}",
+        "spark.driver.extraJavaOptions": f"{DEFAULT_CONF['spark.driver.extraJavaOptions']} {JVM}",
     }
+
+
+JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""The test JVMs' options (`session_conf`); a test's subprocess JVM gets them through
+``JDK_JAVA_OPTIONS``."""
 
 
 pytest_collect_file = collect_page
