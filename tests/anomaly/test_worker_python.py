@@ -20,6 +20,7 @@ from pyspark.sql import SparkSession
 
 from detectors import SimpleThreshold, detect_frame
 from detectors.worker_python import use_driver_python
+from tests.conftest import CHILD_JVM_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # this package, so a worker must run on the venv's Python to unpickle it.
 JOB = '''
 """Nightly job: per-group detection fanned out over Spark."""
+import sys
 from dataclasses import dataclass
 
 from anomaly import build_session
@@ -39,14 +41,27 @@ class Ceiling(SimpleThreshold):
     """A team's own detector (importable only where this package is installed)."""
 
 
+SESSIONS = {
+    # What the README says works too: a plain session, built without this package's help.
+    "plain": lambda: SparkSession.builder.master("local[1]")
+    .config("spark.sql.shuffle.partitions", "1").getOrCreate(),
+    "ours": lambda: build_session(master="local[1]", conf={"spark.sql.shuffle.partitions": "1"}),
+}
+
+
 def main() -> int:
-    spark = SESSION
-    rows = [(g, f"2024-01-0{d}", float(v)) for g, v0 in (("a", 1), ("b", 20))
-            for d, v in enumerate([v0, v0, v0 * 3], start=1)]
-    frame = spark.createDataFrame(rows, "board string, day string, value double")
-    frame = frame.selectExpr("board", "to_timestamp(day) AS timestamp", "value")
-    found = detect_frame(frame, Ceiling(upper_bound=10.0), by="board").collect()
-    print("anomalies:", sorted((r.board, r.value) for r in found))
+    for name in sys.argv[1:]:
+        spark = SESSIONS[name]()
+        # plain: PySpark's default, PATH's python3 (detect_frame must change it); ours: this
+        # venv's python, set by build_session. Each session is a new SparkContext.
+        print(name, "starts with workers on", spark.sparkContext.pythonExec)
+        rows = [(g, f"2024-01-0{d}", float(v)) for g, v0 in (("a", 1), ("b", 20))
+                for d, v in enumerate([v0, v0, v0 * 3], start=1)]
+        frame = spark.createDataFrame(rows, "board string, day string, value double")
+        frame = frame.selectExpr("board", "to_timestamp(day) AS timestamp", "value")
+        found = detect_frame(frame, Ceiling(upper_bound=10.0), by="board").collect()
+        print(name, "anomalies:", sorted((r.board, r.value) for r in found))
+        spark.stop()
     return 0
 '''
 
@@ -82,36 +97,34 @@ def install(venv: Path, package: str, source: str, script: str) -> Path:
     return entry
 
 
-SESSIONS = {
-    "ours": 'build_session(master="local[1]", conf={"spark.sql.shuffle.partitions": "1"})',
-    # What the README says works too: a plain session, built without this package's help.
-    "plain": 'SparkSession.builder.master("local[1]").config("spark.sql.shuffle.partitions", "1")'
-    ".getOrCreate()",
-}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("session", SESSIONS)
-def test_console_script_of_a_non_activated_venv(tmp_path: Path, session: str) -> None:
+def test_console_script_of_a_non_activated_venv(tmp_path: Path) -> None:
+    """A plain ``SparkSession`` (as a user builds it), stopped, then ours (`build_session`): one
+    process and one JVM for both."""
     app = tmp_path / "app"
     make_venv(app)
     see_these_packages(app)
     # What PATH's python3 is under cron on many hosts: an interpreter without pandas/pyspark.
     bare = make_venv(tmp_path / "bare")
-    job = JOB.replace("SESSION", SESSIONS[session])
-    script = install(app, "nightly_checks", job, "nightly-checks")
+    script = install(app, "nightly_checks", JOB, "nightly-checks")
     java = Path(os.environ.get("JAVA_HOME", "")) / "bin"
     env = {
         "PATH": os.pathsep.join([str(bare), str(java), "/usr/bin", "/bin"]),
         "HOME": str(tmp_path),
         "PYTHONPATH": str(ROOT),  # this worktree's code, not the installed copy
         "LANG": "C.UTF-8",
+        **CHILD_JVM_ENV,
     }
     done = subprocess.run(
-        [str(script)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path
-    )
+        [str(script), "plain", "ours"], env=env, capture_output=True, text=True, timeout=600,
+        cwd=tmp_path,
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
-    assert "anomalies: [('b', 20.0), ('b', 20.0), ('b', 60.0)]" in done.stdout, done.stdout
+    # The premise: left to PySpark, the plain session's workers could not import the job.
+    assert "plain starts with workers on python3\n" in done.stdout, done.stdout
+    for session in ("plain", "ours"):
+        found = f"{session} anomalies: [('b', 20.0), ('b', 20.0), ('b', 60.0)]"
+        assert found in done.stdout, done.stdout
 
 
 def test_the_bare_interpreter_really_lacks_the_packages(tmp_path: Path) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import queue
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -136,21 +136,42 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
         [sys.executable, "-m", "anomaly", "serve", "anomaly.yml"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
     )  # fmt: skip
-    lines: queue.Queue[str] = queue.Queue()
-    reader = threading.Thread(target=lambda: [lines.put(x) for x in service.stdout or []])
+    seen: list[str] = []  # the service's output so far
+
+    def read() -> None:
+        for line in service.stdout or []:
+            seen.append(line)
+
+    reader = threading.Thread(target=read)
     reader.start()
     stop = tmp_path / "stop"
     context = multiprocessing.get_context("spawn")
     pipelines = [
         context.Process(target=_workers.pipeline, args=(url, w, str(stop), 20)) for w in range(4)
     ]
+
+    def wait_until(condition: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 400
+        while not condition():
+            assert service.poll() is None and time.monotonic() < deadline, "".join(seen)
+            time.sleep(0.5)
+
+    def scheduled() -> bool:  # the service logs each scan's next run once its Spark is up
+        return "next run at" in "".join(seen)
+
+    def finished_scans() -> int:
+        return int((repo.scan_log.runs()["status"] != "running").sum())
+
     try:
+        # The pipelines start once the service's JVM is up: they race its scans, not its
+        # start-up (four pipelines spinning through a JVM's start only slowed it down).
+        wait_until(scheduled)
         for process in pipelines:
             process.start()
-        deadline = time.monotonic() + 400
-        while (repo.scan_log.runs()["status"] != "running").sum() < 3:  # three scans done
-            assert service.poll() is None and time.monotonic() < deadline, _drain(lines)
-            time.sleep(0.5)
+        wait_until(lambda: all(len(repo.history("Size(*)", tags={"pipeline": str(w)})) > 0
+                               for w in range(4)))  # fmt: skip
+        overlapped = finished_scans() + 2  # two scans that run while every pipeline writes
+        wait_until(lambda: finished_scans() >= overlapped)
         stop.touch()
         for process in pipelines:
             process.join(timeout=300)
@@ -158,10 +179,11 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
         code = service.wait(timeout=120)
     finally:
         for process in pipelines:
-            process.kill()
+            if process.pid is not None:
+                process.kill()
         service.kill()
         reader.join()
-    output = _drain(lines)
+    output = "".join(seen)
     assert [p.exitcode for p in pipelines] == [0] * 4
     assert code == 0 and "Traceback" not in output, output
     for w in range(4):
@@ -185,10 +207,3 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
         )  # fmt: skip
         assert query.returncode == 0, query.stderr
         assert "DE" in query.stdout and "FR" in query.stdout
-
-
-def _drain(lines: queue.Queue[str]) -> str:
-    seen = []
-    while not lines.empty():
-        seen.append(lines.get())
-    return "".join(seen)

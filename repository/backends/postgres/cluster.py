@@ -107,10 +107,12 @@ class TemporaryCluster:
             pwfile = self.folder / "pw"
             pwfile.write_text(self.password)
             self._chown(pwfile)
+            # A server that never fsyncs needs no durable cluster either (initdb 1.4-2.6 -> 0.8 s).
+            no_sync = ["--no-sync"] if self.settings.get("fsync") == "off" else []
             self._run(
                 "initdb", "-D", str(self.folder / "data"), "-U", SUPERUSER, f"--pwfile={pwfile}",
                 "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8",
-                "--locale=C.UTF-8", "--no-instructions",
+                "--locale=C.UTF-8", "--no-instructions", *no_sync,
             )  # fmt: skip
             pwfile.unlink()
             for attempt in range(5):  # another process may take the free port first

@@ -25,6 +25,8 @@ from repository.keys import canonical_key
 from tests.anomaly.report.conftest import XSS_DATASET, XSS_GROUP, XSS_NOTE
 from tests.anomaly.service.conftest import write_config, write_events
 
+# Every browser test on one xdist worker: one Chromium for the run, not one per worker.
+pytestmark = pytest.mark.xdist_group("chromium")
 ROOT = Path(__file__).resolve().parents[3]
 CANVASES = """
 const count = (root) => [...root.querySelectorAll('*')].reduce((n, e) => n

@@ -17,6 +17,9 @@ from anomaly.report.page import write_report
 from repository import MetricsRepository
 from tests.anomaly.report.test_chart_payload import fill
 
+# Every browser test on one xdist worker: one Chromium for the run, not one per worker.
+pytestmark = pytest.mark.xdist_group("chromium")
+
 
 def drawn(browser: Any, metric: str) -> Any:
     """The drawn chart of `metric` (scrolled into view and drawn)."""

@@ -1,5 +1,5 @@
-"""``anomaly serve``: real APScheduler jobs; a failing scan never stops its sibling; SIGTERM
-stops the service after the running scan."""
+"""``anomaly serve``: real APScheduler jobs; a failing scan never stops its sibling. (SIGTERM
+stopping the service after the running scan: test_graceful_stop.py.)"""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ import pytest
 
 from anomaly.errors import ConfigurationError
 from anomaly.service import ScanRunner, ScanService, load_config
-from repository import MetricsRepository
 
-from .conftest import stop_when, write_config, write_events
+from .conftest import write_config, write_events
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -84,31 +83,3 @@ def test_serve_refuses_scans_without_schedule(spark: SparkSession, tmp_path: Pat
     runner = ScanRunner(load_config(write_config(tmp_path, TWO_SCANS)), spark=spark)
     with pytest.raises(ConfigurationError, match="scan 'manual' has no schedule"):
         ScanService(runner, ["manual"])
-
-
-SERVE = """
-spark: {master: "local[1]", conf: {spark.sql.shuffle.partitions: 1}}
-sources:
-  events: {path: events.parquet}
-scans:
-  quick:
-    source: events
-    schedule: {interval: 2s}
-    metrics: [Size, {analyzer: Uniqueness, column_names: [country, price]}]
-"""
-
-
-@pytest.mark.slow  # a second JVM
-def test_sigterm_stops_serve_after_the_running_scan(tmp_path: Path) -> None:
-    write_events(tmp_path / "events.parquet", days=3)
-    config = write_config(tmp_path, SERVE)
-    code, output = stop_when(["serve", str(config)], tmp_path, "quick: computing")
-    assert code == 0, output
-    received = output.index("SIGTERM received: stopping after the running scans")
-    finished = output.index("quick ", output.index("quick: computing"))
-    assert received < output.index("0 anomalies", finished), output
-    assert output.rstrip().endswith("anomaly.service: stopped"), output
-    assert "Traceback" not in output
-    runs = MetricsRepository(tmp_path / "metrics.duckdb").scan_log.runs()
-    assert runs["status"].iloc[0] == "ok"
-    assert "running" not in set(runs["status"])
