@@ -362,8 +362,9 @@ class Adaptive(MatrixDetector):
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = plain & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)
-        p = np.minimum.reduce([p / POINT_SHARE, p_lasting / persistence.SHARE,
-                               p_stale / stuck.SHARE, np.ones(p.shape)])  # fmt: skip
+        # Pairwise, not np.minimum.reduce of a list: that stacks the four into a new array.
+        p = np.minimum(np.minimum(p / POINT_SHARE, p_lasting / persistence.SHARE),
+                       np.minimum(p_stale / stuck.SHARE, 1.0))  # fmt: skip
         p = np.where(stale, p, np.maximum(p, recurs))
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
         beyond = outside(values[needed], lower[needed], upper[needed])

@@ -77,8 +77,7 @@ def observed_reach(
         return low, high
     seen = np.where(learn & np.isfinite(values), values, np.nan)
     rows, cols = np.nonzero(needed[:, 1:])
-    below = np.fmin.accumulate(seen, axis=1)[rows, cols]
-    above = np.fmax.accumulate(seen, axis=1)[rows, cols]
+    below, above = _extremes_through(seen, rows, cols)
     with np.errstate(invalid="ignore", over="ignore"):
         span = above - below
         span = np.where(span > 0, span, np.fmax(np.abs(below), np.abs(above)))
@@ -87,6 +86,26 @@ def observed_reach(
         low[rows, cols + 1] = np.clip(below - reach, -FINITE, FINITE)
         high[rows, cols + 1] = np.clip(above + reach, -FINITE, FINITE)
     return low, high
+
+
+def _extremes_through(
+    seen: FloatMatrix, rows: NDArray[np.intp], cols: NDArray[np.intp]
+) -> tuple[FloatMatrix, FloatMatrix]:
+    """The smallest and largest of ``seen`` (NaN: none) in each row ``rows`` up to and
+    including column ``cols``; one reduction per cell where each row has at most one (a
+    newest-point check), not running extremes over every cell.
+
+    >>> seen = np.array([[3.0, np.nan, 1.0, 5.0], [2.0, 4.0, 0.0, 9.0]])
+    >>> [v.tolist() for v in _extremes_through(seen, np.array([0, 1]), np.array([2, 1]))]
+    [[1.0, 2.0], [3.0, 4.0]]
+    """
+    if len(rows) > 1 and bool((rows[1:] > rows[:-1]).all()):
+        start = rows * seen.shape[1]
+        edges = np.column_stack([start, start + cols + 1]).ravel()
+        flat = seen.ravel()
+        return np.fmin.reduceat(flat, edges)[::2], np.fmax.reduceat(flat, edges)[::2]
+    below = np.fmin.accumulate(seen, axis=1)[rows, cols]
+    return below, np.fmax.accumulate(seen, axis=1)[rows, cols]
 
 
 def sane_band(

@@ -66,8 +66,10 @@ def lasting_change(
     sides = (side != "upper", side != "lower")
     share = SHARE * rate / (2 if all(sides) else 1)
     sums = cusum(z, informs, threshold(share), sides)
-    height = np.maximum(sums.below, sums.above)
-    return sums, np.where(needed, p_value(height) * (2 if all(sides) else 1), np.nan)
+    p = np.full(z.shape, np.nan)
+    height = np.maximum(sums.below[needed], sums.above[needed])
+    p[needed] = p_value(height) * (2 if all(sides) else 1)
+    return sums, p
 
 
 def cusum(z: FloatMatrix, informs: BoolMatrix, limit: float, sides: tuple[bool, bool]) -> Sums:

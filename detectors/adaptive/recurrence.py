@@ -20,7 +20,6 @@ of 1e-4 and below), where a point must be far from both the forecast and the rec
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 from scipy.special import ndtr, ndtri
 
@@ -56,9 +55,12 @@ def window_floor(
     rows, cols = np.nonzero(needed)
     if len(rows) == 0:
         return low, high, floor
-    seen = np.where(learn & np.isfinite(values), values, np.nan)
-    padded = np.concatenate([np.full((shape[0], WINDOW), np.nan), seen], axis=1)
-    windows = sliding_window_view(padded, WINDOW, axis=1)[rows, cols]  # the WINDOW before
+    # The WINDOW cells before each needed one, gathered for those cells only.
+    at = cols[:, None] + np.arange(-WINDOW, 0)[None, :]
+    inside = at >= 0
+    at = np.maximum(at, 0)
+    before = values[rows[:, None], at]
+    windows = np.where(inside & learn[rows[:, None], at] & np.isfinite(before), before, np.nan)
     count = np.sum(np.isfinite(windows), axis=1)
     usable = count >= MIN_SEEN
     windows = np.where(usable[:, None], windows, 0.0)
@@ -91,6 +93,8 @@ def widen(
     """The band stretched over the window's band (where it has one), within ``domain``."""
     low, high = window
     stretched = np.isfinite(low) | np.isfinite(high)
+    if not stretched.any():  # at the default rate and above: no window band anywhere
+        return lower, upper
     lower = np.where(stretched, np.clip(np.fmin(lower, low), *domain), lower)
     upper = np.where(stretched, np.clip(np.fmax(upper, high), *domain), upper)
     return lower, upper

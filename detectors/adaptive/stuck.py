@@ -123,7 +123,9 @@ def stale_points(
     stale = np.zeros(values.shape, dtype=bool)
     p = np.ones(values.shape)
     length = np.zeros(values.shape, dtype=np.int64)
-    rows = np.flatnonzero(judged.any(axis=1))
+    # A row that never repeats a value has no run: skip it (most continuous metrics).
+    repeats = (values[:, 1:] == values[:, :-1]).any(axis=1)
+    rows = np.flatnonzero(judged.any(axis=1) & repeats)
     if len(rows):
         found = runs(values[rows], learn[rows], SHARE * rate)
         stale[rows] = found.first & judged[rows]

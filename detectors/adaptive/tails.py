@@ -198,8 +198,12 @@ def quantile(
     from scipy import special
 
     df, _, _, _, m = _tables(limit, decay)
-    index = np.minimum(count, COUNT_CAP)
-    return np.asarray(special.stdtrit(df[nu, index], 1.0 - rate) / m[nu], dtype=np.float64)
+    nu, index = np.broadcast_arrays(nu, np.minimum(count, COUNT_CAP))
+    # Many cells share a few (nu, count) pairs, and the inverse is costly: once per pair.
+    pairs, back = np.unique((nu * (COUNT_CAP + 1) + index).ravel(), return_inverse=True)
+    shape, (nu, index) = nu.shape, np.divmod(pairs, COUNT_CAP + 1)
+    found = np.asarray(special.stdtrit(df[nu, index], 1.0 - rate) / m[nu], dtype=np.float64)
+    return found[back].reshape(shape)
 
 
 def mixture_tail(

@@ -78,23 +78,26 @@ def pooled_floor(
             continue
         own_scale = scale if len(rows) == groups else scale[rows]
         own_count = count if len(rows) == groups else count[rows]
-        if aligned:
-            inside = np.ones((len(rows), len(picked)), bool)
-            taken = (own_scale[:, picked], own_count[:, picked])
+        if aligned:  # (every column asked, as a newest-point check asks: no copy)
+            every = len(picked) == width
+            taken = (own_scale, own_count) if every else (own_scale[:, picked],
+                                                          own_count[:, picked])  # fmt: skip
+            usable = np.isfinite(taken[0]) & (taken[0] > 0) & (taken[1] >= MIN_ERRORS)
         else:
             source = picked[None, :] - shift[rows, None]
             inside = (source >= 0) & (source < width)
             at = np.clip(source, 0, width - 1)
             taken = (scale[rows[:, None], at], count[rows[:, None], at])
-        usable = inside & np.isfinite(taken[0]) & (taken[0] > 0) & (taken[1] >= MIN_ERRORS)
+            usable = inside & np.isfinite(taken[0]) & (taken[0] > 0) & (taken[1] >= MIN_ERRORS)
         values = np.where(usable, taken[0], np.nan)
         enough = np.zeros(width, bool)
-        enough[picked] = np.isfinite(values).sum(axis=0) >= MIN_ROWS
+        enough[picked] = usable.sum(axis=0) >= MIN_ROWS
         if not enough.any():
             continue
         typical, wide = np.full(width, np.nan), np.full(width, np.nan)
         keep = enough[picked]
-        typical[enough], wide[enough] = np.nanquantile(values[:, keep], (0.5, UNMOVED), axis=0)
+        values = values if keep.all() else values[:, keep]
+        typical[enough], wide[enough] = np.nanquantile(values, (0.5, UNMOVED), axis=0)
         if aligned:
             typical_at, wide_at = typical[None, :], wide[None, :]
         else:  # back from aligned columns to each row's own: cell t sits at aligned t + shift

@@ -4,8 +4,9 @@ import math
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from detectors.grouped import group_series
+from detectors.grouped import _group_codes, group_series
 
 
 def test_groups_are_sorted_cleaned_and_deduplicated() -> None:
@@ -45,3 +46,32 @@ def test_empty_frame() -> None:
     frame = pd.DataFrame({"g": [], "t": [], "v": []})
     grouped = group_series(frame, ["g"], "t", "v")
     assert len(grouped.values) == 0 and grouped.matrix().shape == (0, 0)
+
+
+def _runs(keys: list[object], size: int) -> list[object]:
+    return [k for k in keys for _ in range(size)]
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [
+        {"g": _runs(["b", "a", "c", "a"], 600)},  # runs (a group may come back later)
+        {"g": [*_runs(["b", "a", "c"], 600)[::-1], "a"]},
+        {"g": _runs([3, 1, 2], 700), "h": _runs(["x", "y"], 1050)},  # runs of the pair
+        {"g": _runs([True, False], 900)},
+        {"g": _runs(["b", None, "a"], 600)},  # a null key: the grouping's own numbering
+        {"g": _runs(["b", 1, "a"], 600)},  # mixed types
+        {"g": _runs([2.5, math.nan, 1.0], 600)},
+        {"g": ["a", "b"] * 900},  # no runs
+        {"g": _runs(["b", "a"], 2)},  # shorter than the probe
+    ],
+)
+@pytest.mark.parametrize("dtype", [None, "category", "string"])
+def test_group_numbers_equal_the_groupings(
+    columns: dict[str, list[object]], dtype: str | None
+) -> None:
+    frame = pd.DataFrame(columns)
+    if dtype is not None:
+        frame = frame.astype({"g": dtype})
+    expected = frame.groupby(list(columns), sort=True, dropna=False, observed=True).ngroup()
+    np.testing.assert_array_equal(_group_codes(frame, list(columns)), expected.to_numpy())

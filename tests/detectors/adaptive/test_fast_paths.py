@@ -1,0 +1,157 @@
+"""Adaptive's shortcuts give exactly what the whole computation gives.
+
+A newest-point check of thousands of groups skips work whose result it would throw away: rows
+without a repeated value have no run to count, a window or a running extreme is gathered only
+for the cells judged, a t inverse is computed once per distinct (tail heaviness, count) pair.
+Each law below compares a shortcut with the plain computation it replaced, bit for bit, on
+random matrices with NaN, repeats, constant runs and extreme values
+(``bench/adaptive_speed.py`` compares whole verdicts with another revision's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.lib.stride_tricks import sliding_window_view
+from scipy import special
+
+from detectors.adaptive import limits, persistence, recurrence, stuck, tails
+
+LAWS = settings(max_examples=60, deadline=None, derandomize=True)
+
+
+@st.composite
+def matrices(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Values (groups x time), which points are learnt and which are judged."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    groups, steps = draw(st.integers(1, 12)), draw(st.integers(2, 60))
+    kind = draw(st.sampled_from(["normal", "counts", "frozen", "extreme"]))
+    values = rng.normal(100, 10, (groups, steps))
+    if kind == "counts":
+        values = rng.poisson(2, (groups, steps)).astype(float)
+    elif kind == "frozen":
+        values = values.round(1)
+        stop = rng.integers(0, steps, groups)
+        for g in range(groups):
+            values[g, stop[g] :] = values[g, stop[g]]
+    elif kind == "extreme":
+        values[rng.random(values.shape) < 0.05] = draw(st.sampled_from([1e300, -1e300, np.inf]))
+    values[rng.random(values.shape) < draw(st.sampled_from([0.0, 0.1, 0.4]))] = np.nan
+    learn = rng.random(values.shape) < draw(st.sampled_from([1.0, 0.8]))
+    if draw(st.booleans()):  # a newest-point check: the last column only
+        needed = np.zeros(values.shape, bool)
+        needed[:, -1] = True
+    else:
+        needed = rng.random(values.shape) < 0.5
+    return values, learn, needed
+
+
+def equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return np.array_equal(a, b, equal_nan=True) and a.dtype == b.dtype
+
+
+@LAWS
+@given(matrices(), st.sampled_from([0.001, 0.05, 1.0]))
+def test_stale_points_skip_rows_without_repeats_and_change_nothing(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray], rate: float
+) -> None:
+    values, learn, judged = case
+    stale, p, length = stuck.stale_points(values, learn, judged, rate)
+    found = stuck.runs(values, learn, stuck.SHARE * rate)  # every row, as before the shortcut
+    asked = judged.any(axis=1)[:, None]
+    expected_stale = found.first & judged
+    assert equal(stale, expected_stale)
+    assert equal(p, np.where(expected_stale, found.p_value, 1.0))
+    assert equal(length, np.where(asked, found.length, 0))
+
+
+def window_floor_everywhere(
+    values: np.ndarray, learn: np.ndarray, needed: np.ndarray, rate: float, side: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``recurrence.window_floor`` as it was: every cell's window, then the needed ones."""
+    shape, width = values.shape, recurrence.WINDOW
+    low, high, floor = np.full(shape, np.nan), np.full(shape, np.nan), np.zeros(shape)
+    rows, cols = np.nonzero(needed)
+    if len(rows) == 0:
+        return low, high, floor
+    seen = np.where(learn & np.isfinite(values), values, np.nan)
+    padded = np.concatenate([np.full((shape[0], width), np.nan), seen], axis=1)
+    windows = sliding_window_view(padded, width, axis=1)[rows, cols]
+    count = np.sum(np.isfinite(windows), axis=1)
+    usable = count >= recurrence.MIN_SEEN
+    windows = np.where(usable[:, None], windows, 0.0)
+    both = side == "both"
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean = np.nanmean(windows, axis=1)
+        sd = np.nanstd(windows, axis=1, ddof=1)
+        usable &= (sd > 0) & np.isfinite(sd)
+        z = (values[rows, cols] - mean) / sd
+        tail = special.ndtr(-np.abs(z)) if both else special.ndtr(z if side == "lower" else -z)
+        p_z = np.minimum((2.0 if both else 1.0) * tail, 1.0)
+        floor[rows, cols] = np.where(usable & np.isfinite(z), recurrence.SHARE * p_z, 0.0)
+        cut = rate / recurrence.SHARE / (2.0 if both else 1.0)
+        if cut >= 0.5:
+            return low, high, floor
+        reach = special.ndtri(1.0 - cut) * sd
+        if side != "upper":
+            low[rows, cols] = np.where(usable, mean - reach, np.nan)
+        if side != "lower":
+            high[rows, cols] = np.where(usable, mean + reach, np.nan)
+    return low, high, floor
+
+
+@LAWS
+@given(matrices(), st.sampled_from([1e-6, 1e-4, 0.001]), st.sampled_from(["both", "upper"]))
+def test_windows_gathered_for_the_judged_cells_only_change_nothing(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray], rate: float, side: str
+) -> None:
+    values, learn, needed = case
+    with np.errstate(all="ignore"):
+        found = recurrence.window_floor(values, learn, needed, rate, side)
+        expected = window_floor_everywhere(values, learn, needed, rate, side)
+    assert all(equal(a, b) for a, b in zip(found, expected, strict=True))
+    band = (np.full(values.shape, 1.0), np.full(values.shape, 2.0))
+    widened = recurrence.widen(*band, (found[0], found[1]), (0.0, np.inf))
+    stretched = np.isfinite(found[0]) | np.isfinite(found[1])
+    plain = np.where(stretched, np.clip(np.fmin(band[0], found[0]), 0.0, np.inf), band[0])
+    assert equal(widened[0], plain)
+
+
+@LAWS
+@given(matrices())
+def test_running_extremes_per_judged_cell_change_nothing(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    values, learn, needed = case
+    seen = np.where(learn & np.isfinite(values), values, np.nan)
+    rows, cols = np.nonzero(needed[:, 1:])
+    with np.errstate(invalid="ignore"):
+        below, above = limits._extremes_through(seen, rows, cols)
+        assert equal(below, np.fmin.accumulate(seen, axis=1)[rows, cols])
+        assert equal(above, np.fmax.accumulate(seen, axis=1)[rows, cols])
+
+
+@LAWS
+@given(matrices())
+def test_lasting_change_p_values_of_the_needed_cells_only_change_nothing(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> None:
+    values, learn, needed = case
+    z = (values - 100.0) / 10.0
+    sums, p = persistence.lasting_change(z, learn, needed, "both", 0.001)
+    height = np.maximum(sums.below, sums.above)
+    assert equal(p, np.where(needed, persistence.p_value(height) * 2, np.nan))
+
+
+@LAWS
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1e-7, 1e-3, 0.05]))
+def test_the_t_inverse_once_per_pair_changes_nothing(seed: int, rate: float) -> None:
+    rng = np.random.default_rng(seed)
+    cells = int(rng.integers(1, 3000))
+    nu = rng.integers(0, len(tails.NU), cells)
+    count = rng.choice([0, 1, 5, 30, 365, tails.COUNT_CAP, 9000], cells)
+    df, _, _, _, m = tails._tables(4.0, 0.97)
+    index = np.minimum(count, tails.COUNT_CAP)
+    expected = special.stdtrit(df[nu, index], 1.0 - rate) / m[nu]
+    assert equal(tails.quantile(rate, nu, count, 4.0, 0.97), expected)
