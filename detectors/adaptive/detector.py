@@ -362,21 +362,24 @@ class Adaptive(MatrixDetector):
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = plain & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)
-        # Pairwise, not np.minimum.reduce of a list: that stacks the four into a new array.
-        p = np.minimum(np.minimum(p / POINT_SHARE, p_lasting / persistence.SHARE),
-                       np.minimum(p_stale / stuck.SHARE, 1.0))  # fmt: skip
-        p = np.where(stale, p, np.maximum(p, recurs))
+        # Every test's p-value is NaN outside the needed cells (stale ones are needed), so the
+        # verdicts are worked out on those cells only: a newest-point check has one per row.
+        cells = np.nonzero(needed)
+        pc = np.minimum(np.minimum(p[cells] / POINT_SHARE, p_lasting[cells] / persistence.SHARE),
+                        np.minimum(p_stale[cells] / stuck.SHARE, 1.0))  # fmt: skip
+        pc = np.where(stale[cells], pc, np.maximum(pc, recurs[cells]))
         codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
-        beyond = outside(values[needed], lower[needed], upper[needed])
-        codes[needed] = np.where(beyond | stale[needed], ANOMALY, OK)
+        points = values[cells]
+        beyond = outside(points, lower[cells], upper[cells])
+        codes[cells] = np.where(beyond | stale[cells], ANOMALY, OK)
         # Beyond a band the limits cut: as surprising as the rate allows, or impossible.
-        p[needed] = np.where(beyond, np.minimum(p[needed], self.false_alarm_rate), p[needed])
-        p[needed & limits.out_of_domain(values, domain)] = 0.0
+        pc = np.where(beyond, np.minimum(pc, self.false_alarm_rate), pc)
+        pc[limits.out_of_domain(points, domain)] = 0.0
         codes[np.isnan(values)] = MISSING
-        confidence = np.where(needed, 1.0 - p, np.nan)
+        p, confidence, aux = (np.full(x.shape, np.nan) for _ in range(3))
+        p[cells], confidence[cells] = pc, 1.0 - pc
         kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)
-        packed = fc.period + PERIOD_SLOTS * kind[:, None]
-        aux = np.where(needed, packed.astype(np.float64), np.nan)
+        aux[cells] = (fc.period[cells] + PERIOD_SLOTS * kind[cells[0]]).astype(np.float64)
         aux[stale] = -run[stale]  # describe() tells a stale value by its negative aux
         rows = np.flatnonzero(forecast_rows)
         return Judged(

@@ -55,12 +55,7 @@ def window_floor(
     rows, cols = np.nonzero(needed)
     if len(rows) == 0:
         return low, high, floor
-    # The WINDOW cells before each needed one, gathered for those cells only.
-    at = cols[:, None] + np.arange(-WINDOW, 0)[None, :]
-    inside = at >= 0
-    at = np.maximum(at, 0)
-    before = values[rows[:, None], at]
-    windows = np.where(inside & learn[rows[:, None], at] & np.isfinite(before), before, np.nan)
+    windows = _windows(values, learn, rows, cols)
     count = np.sum(np.isfinite(windows), axis=1)
     usable = count >= MIN_SEEN
     windows = np.where(usable[:, None], windows, 0.0)
@@ -82,6 +77,23 @@ def window_floor(
         if side != "lower":
             high[rows, cols] = np.where(usable, mean + reach, np.nan)
     return low, high, floor
+
+
+def _windows(
+    values: FloatMatrix, learn: BoolMatrix, rows: NDArray[np.intp], cols: NDArray[np.intp]
+) -> FloatMatrix:
+    """Per cell, the ``WINDOW`` values before it (NaN: before the start, not learnt or not
+    finite), gathered for these cells only.
+
+    >>> _windows(np.arange(16.0)[None, :], np.ones((1, 16), bool), np.array([0]),
+    ...          np.array([15]))[0, [0, -1]].tolist()
+    [1.0, 14.0]
+    """
+    at = cols[:, None] + np.arange(-WINDOW, 0)[None, :]
+    inside = at >= 0
+    at = np.maximum(at, 0)
+    before = values[rows[:, None], at]
+    return np.where(inside & learn[rows[:, None], at] & np.isfinite(before), before, np.nan)
 
 
 def widen(

@@ -207,19 +207,30 @@ def quantile(
 
 
 def mixture_tail(
-    a: FloatArray, weights: FloatArray, count: NDArray[np.int64], limit: float, decay: float
+    a: FloatArray,
+    weights: FloatArray,
+    count: NDArray[np.int64],
+    limit: float,
+    decay: float,
+    members: NDArray[np.intp] | None = None,
 ) -> FloatArray:
     """``P(z > a)`` for one side under the grid ``weights`` (grid first, one column per
-    cell): the posterior predictive, each grid value's tail weighed by its probability."""
+    cell): the posterior predictive, each grid value's tail weighed by its probability
+    (``members``: the grid values summed; default, those of more than negligible weight in
+    some cell)."""
     from scipy import special
 
     df, _, _, _, m = _tables(limit, decay)
     index = np.minimum(count, COUNT_CAP)
     a = np.asarray(a, dtype=np.float64)
     total = np.zeros(a.shape)
-    for g in np.flatnonzero(weights.max(axis=1, initial=0.0) > NEGLIGIBLE):
+    for g in _members(weights) if members is None else members:
         total += weights[g] * special.stdtr(df[g, index], -a * m[g])
     return total
+
+
+def _members(weights: FloatArray) -> NDArray[np.intp]:
+    return np.flatnonzero(weights.max(axis=1, initial=0.0) > NEGLIGIBLE)
 
 
 def mixture_quantile(
@@ -238,6 +249,28 @@ def mixture_quantile(
     >>> bool(abs(mixture_tail(mixed, both, count, 4.0, 0.97)[0] - 1e-3) < 1e-5), bool(mixed > alone)
     (True, True)
     """
+    from detectors.adaptive.kernels import by_rows
+
+    members = _members(weights)  # of all the cells: a share of them sums the same grid values
+    found = np.empty(len(count))
+
+    def part(cells: slice) -> None:
+        found[cells] = _mixture_quantile(rate, weights[:, cells], count[cells], limit, decay,
+                                         members)  # fmt: skip
+
+    # Thousands of cells: the t tails (released by scipy) are split across threads.
+    by_rows(part, len(count), len(count) * len(members) * (BISECTIONS + 2))
+    return found
+
+
+def _mixture_quantile(
+    rate: float,
+    weights: FloatArray,
+    count: NDArray[np.int64],
+    limit: float,
+    decay: float,
+    members: NDArray[np.intp],
+) -> FloatArray:
     every = np.stack([quantile(rate, np.full(len(count), g), count, limit, decay)
                       for g in range(len(NU))])  # fmt: skip
     weighed = weights > NEGLIGIBLE
@@ -247,7 +280,8 @@ def mixture_quantile(
 
     def gap(x: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore"):
-            return np.log(mixture_tail(np.exp(x), weights, count, limit, decay)) - target
+            tail = mixture_tail(np.exp(x), weights, count, limit, decay, members)
+            return np.log(tail) - target
 
     # Regula falsi (Illinois): the log tail is nearly linear in the log of the quantile.
     f_low, f_high = gap(low), gap(high)

@@ -59,46 +59,11 @@ def test_stale_points_skip_rows_without_repeats_and_change_nothing(
     values, learn, judged = case
     stale, p, length = stuck.stale_points(values, learn, judged, rate)
     found = stuck.runs(values, learn, stuck.SHARE * rate)  # every row, as before the shortcut
-    asked = judged.any(axis=1)[:, None]
+    asked = judged.any(axis=1, keepdims=True)
     expected_stale = found.first & judged
     assert equal(stale, expected_stale)
     assert equal(p, np.where(expected_stale, found.p_value, 1.0))
     assert equal(length, np.where(asked, found.length, 0))
-
-
-def window_floor_everywhere(
-    values: np.ndarray, learn: np.ndarray, needed: np.ndarray, rate: float, side: str
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``recurrence.window_floor`` as it was: every cell's window, then the needed ones."""
-    shape, width = values.shape, recurrence.WINDOW
-    low, high, floor = np.full(shape, np.nan), np.full(shape, np.nan), np.zeros(shape)
-    rows, cols = np.nonzero(needed)
-    if len(rows) == 0:
-        return low, high, floor
-    seen = np.where(learn & np.isfinite(values), values, np.nan)
-    padded = np.concatenate([np.full((shape[0], width), np.nan), seen], axis=1)
-    windows = sliding_window_view(padded, width, axis=1)[rows, cols]
-    count = np.sum(np.isfinite(windows), axis=1)
-    usable = count >= recurrence.MIN_SEEN
-    windows = np.where(usable[:, None], windows, 0.0)
-    both = side == "both"
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        mean = np.nanmean(windows, axis=1)
-        sd = np.nanstd(windows, axis=1, ddof=1)
-        usable &= (sd > 0) & np.isfinite(sd)
-        z = (values[rows, cols] - mean) / sd
-        tail = special.ndtr(-np.abs(z)) if both else special.ndtr(z if side == "lower" else -z)
-        p_z = np.minimum((2.0 if both else 1.0) * tail, 1.0)
-        floor[rows, cols] = np.where(usable & np.isfinite(z), recurrence.SHARE * p_z, 0.0)
-        cut = rate / recurrence.SHARE / (2.0 if both else 1.0)
-        if cut >= 0.5:
-            return low, high, floor
-        reach = special.ndtri(1.0 - cut) * sd
-        if side != "upper":
-            low[rows, cols] = np.where(usable, mean - reach, np.nan)
-        if side != "lower":
-            high[rows, cols] = np.where(usable, mean + reach, np.nan)
-    return low, high, floor
 
 
 @LAWS
@@ -107,15 +72,18 @@ def test_windows_gathered_for_the_judged_cells_only_change_nothing(
     case: tuple[np.ndarray, np.ndarray, np.ndarray], rate: float, side: str
 ) -> None:
     values, learn, needed = case
+    rows, cols = np.nonzero(needed)
+    seen = np.where(learn & np.isfinite(values), values, np.nan)
+    padded = np.concatenate([np.full((len(values), recurrence.WINDOW), np.nan), seen], axis=1)
+    every = sliding_window_view(padded, recurrence.WINDOW, axis=1)  # each cell's, as before
+    assert equal(recurrence._windows(values, learn, rows, cols), every[rows, cols])
     with np.errstate(all="ignore"):
-        found = recurrence.window_floor(values, learn, needed, rate, side)
-        expected = window_floor_everywhere(values, learn, needed, rate, side)
-    assert all(equal(a, b) for a, b in zip(found, expected, strict=True))
+        low, high, _ = recurrence.window_floor(values, learn, needed, rate, side)
     band = (np.full(values.shape, 1.0), np.full(values.shape, 2.0))
-    widened = recurrence.widen(*band, (found[0], found[1]), (0.0, np.inf))
-    stretched = np.isfinite(found[0]) | np.isfinite(found[1])
-    plain = np.where(stretched, np.clip(np.fmin(band[0], found[0]), 0.0, np.inf), band[0])
-    assert equal(widened[0], plain)
+    widened = recurrence.widen(*band, (low, high), (0.0, np.inf))
+    stretched = np.isfinite(low) | np.isfinite(high)
+    assert equal(widened[0], np.where(stretched, np.clip(np.fmin(1.0, low), 0.0, np.inf), 1.0))
+    assert equal(widened[1], np.where(stretched, np.clip(np.fmax(2.0, high), 0.0, np.inf), 2.0))
 
 
 @LAWS
