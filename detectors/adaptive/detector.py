@@ -19,6 +19,7 @@ from detectors.adaptive import (
     scale_choice,
     stuck,
     young,
+    young_window,
 )
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
@@ -347,6 +348,16 @@ class Adaptive(MatrixDetector):
         rate = self.false_alarm_rate * POINT_SHARE
         early = ready & learn & (fc.count >= young.MIN_ERRORS) & (z != 0)
         p, k = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
+        # A model on a handful of errors is judged beside the last two weeks' values, each
+        # test at half the rate (young_window.py); sub-daily points have a cycle 14 miss.
+        first = needed & (fc.count < SETTLED) & (offset == 0).all(axis=1, keepdims=True)
+        first &= np.bool_(self.spacing is None or self.spacing >= DAY)
+        if first.any():
+            # (the same cells as above, so rows judged together pool the same way)
+            k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
+                                  self.share_tails)[1][first]  # fmt: skip
+            *recent, p_recent = young_window.window_test(values, learn, first, rate / 2,
+                                                         self.side)  # fmt: skip
         sums, p_lasting = persistence.lasting_change(z, ready & learn, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
@@ -354,6 +365,10 @@ class Adaptive(MatrixDetector):
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
         domain = limits.check_domain(self.domain)
         reach = limits.observed_reach(values, learn, needed)
+        if first.any():
+            lower, upper, used = young_window.narrow(lower, upper, (recent[0], recent[1]))
+            p_recent = np.where(used, p_recent, 1.0)
+            p = np.where(first, np.minimum(2.0 * np.fmin(p, p_recent), 1.0), p)
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side)
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
         *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,

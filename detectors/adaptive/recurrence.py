@@ -55,8 +55,7 @@ def window_floor(
     rows, cols = np.nonzero(needed)
     if len(rows) == 0:
         return low, high, floor
-    windows = _windows(values, learn, rows, cols)
-    count = np.sum(np.isfinite(windows), axis=1)
+    windows, count = recent_values(values, learn, rows, cols)
     usable = count >= MIN_SEEN
     windows = np.where(usable[:, None], windows, 0.0)
     both = side == "both"
@@ -77,6 +76,15 @@ def window_floor(
         if side != "lower":
             high[rows, cols] = np.where(usable, mean + reach, np.nan)
     return low, high, floor
+
+
+def recent_values(
+    values: FloatMatrix, learn: BoolMatrix, rows: NDArray[np.intp], cols: NDArray[np.intp]
+) -> tuple[FloatMatrix, NDArray[np.int64]]:
+    """Per cell ``(rows[i], cols[i])``: the ``WINDOW`` values before it (NaN where missing or
+    not learnt), one row per cell, and how many of them are learnt values."""
+    windows = _windows(values, learn, rows, cols)
+    return windows, np.sum(np.isfinite(windows), axis=1)
 
 
 def _windows(

@@ -1,0 +1,105 @@
+"""While the forecast's scale rests on a handful of errors, the last two weeks judge too.
+
+In its first weeks a daily series' forecast is judged on a scale learnt from three to nine
+errors (and a weekly model that has just taken over from the level model starts again from
+three), so its band is the Student-t prediction interval of so few errors: 15 to 27 scales at
+the default rate, and a doubled load on day 11 (z 9.5 on the weekly model's four errors, 4.1 on
+the level model's nine) is judged normal (p 0.009). The values themselves say more: the last
+``WINDOW`` learnt values (7 to 14 of them by then) give a Student-t predictive of a new value,
+``mean +- t(df) * sd * sqrt(1 + 1 / n)``, an honest version of the 14-day rolling z-score (a
+weekly profile or a past incident in the window widens it, so it is conservative there).
+``df`` combines the ``n - 1`` of a normal sample with the tail heaviness the model's prior
+gives a young series (10 degrees of freedom) as :mod:`detectors.adaptive.tails` combines them:
+with normal tails, t(3) noise raised 2.7 times the rate in its first 30 points.
+
+Until the chosen model has ``SETTLED`` errors, a point is judged by both tests, each at half
+the rate (Bonferroni): its p-value is ``2 * min(p_model, p_window)`` and its band the
+intersection of the two bands. Sub-daily points are left alone: fourteen of them do not span
+their daily cycle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import stdtr, stdtrit
+
+from detectors.adaptive import recurrence, tails
+
+FloatMatrix = NDArray[np.float64]
+BoolMatrix = NDArray[np.bool_]
+
+WINDOW, MIN_SEEN = recurrence.WINDOW, recurrence.MIN_SEEN
+"""The window is the recurrence share's: the 14 learnt values before a point, at least 7."""
+PRIOR_NU = tails.NU[int(tails.plug_in(np.array(tails.PRIOR)[:, None])[0])]
+"""Tail heaviness of the window's values: the plug-in of the model's prior (10 degrees of
+freedom), what a young model is judged with before its own errors inform."""
+
+
+def window_test(
+    values: FloatMatrix, learn: BoolMatrix, cells: BoolMatrix, rate: float, side: str
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
+    """Per ``cells`` cell: the window's band at ``rate`` (``side``: ``"both"`` splits it over
+    two sides, ``"lower"``/``"upper"`` leave the other side open) and the value's p-value under
+    the window's predictive (NaN band and p-value 1 where the window has fewer than
+    ``MIN_SEEN`` learnt values or does not vary).
+
+    >>> x = np.array([[10.0, 12, 11, 9, 12, 11, 10, 12, 11, 10, 30]])
+    >>> cells = np.zeros(x.shape, bool); cells[0, 9:] = True
+    >>> low, high, p = window_test(x, np.ones(x.shape, bool), cells, 1e-3, "both")
+    >>> [round(float(v), 1) for v in (*low[0, 9:], *high[0, 9:])]
+    [2.4, 3.0, 19.4, 18.6]
+    >>> [f"{v:.0e}" for v in p[0, 9:]]
+    ['5e-01', '2e-05']
+    """
+    shape = values.shape
+    low, high, p = np.full(shape, np.nan), np.full(shape, np.nan), np.ones(shape)
+    rows, cols = np.nonzero(cells)
+    if len(rows) == 0:
+        return low, high, p
+    windows, count = recurrence.recent_values(values, learn, rows, cols)
+    n = count.astype(np.float64)
+    usable = n >= MIN_SEEN
+    windows = np.where(usable[:, None], windows, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean = np.nanmean(windows, axis=1)
+        spread = np.nanstd(windows, axis=1, ddof=1) * np.sqrt(1.0 + 1.0 / n)
+        usable &= (spread > 0) & np.isfinite(spread)
+        # Tails as heavy as the model's prior gives a young series' errors, combined with the
+        # sample's size as ``tails`` combines them (normal tails: t(3) noise 2.7x the rate).
+        df = 1.0 / (1.0 / PRIOR_NU + 1.0 / np.maximum(n - 1.0, 1.0))
+        t = (values[rows, cols] - mean) / spread
+        upper_tail, lower_tail = stdtr(df, -t), stdtr(df, t)
+        both = side == "both"
+        tail = 2.0 * np.minimum(upper_tail, lower_tail) if both else (
+            lower_tail if side == "lower" else upper_tail)  # fmt: skip
+        p[rows, cols] = np.where(usable & np.isfinite(t), np.minimum(tail, 1.0), 1.0)
+        reach = stdtrit(df, 1.0 - (rate / 2.0 if both else rate)) * spread
+        if side != "upper":
+            low[rows, cols] = np.where(usable, mean - reach, np.nan)
+        if side != "lower":
+            high[rows, cols] = np.where(usable, mean + reach, np.nan)
+    return low, high, p
+
+
+def narrow(
+    lower: FloatMatrix, upper: FloatMatrix, window: tuple[FloatMatrix, FloatMatrix]
+) -> tuple[FloatMatrix, FloatMatrix, BoolMatrix]:
+    """The band cut to the window's band (the intersection of the two tests' acceptance
+    regions) where the two overlap, and where the window counted. Disjoint bands (a window
+    still at a level the model has left, or thrown far by a value like 1e300) leave the
+    model's band alone: the window has nothing to say there.
+
+    >>> low, high, used = narrow(np.array([[0.0, 0.0]]), np.array([[10.0, 10.0]]),
+    ...                          (np.array([[2.0, 20.0]]), np.array([[12.0, 30.0]])))
+    >>> low.tolist(), high.tolist(), used.tolist()
+    ([[2.0, 0.0]], [[10.0, 10.0]], [[True, False]])
+    """
+    low, high = window
+    with np.errstate(invalid="ignore"):  # a one-sided window leaves its other side open (NaN)
+        used = (np.isfinite(low) | np.isfinite(high)) & ~(low > upper) & ~(high < lower)
+    return (
+        np.where(used, np.fmax(lower, low), lower),
+        np.where(used, np.fmin(upper, high), upper),
+        used,
+    )
