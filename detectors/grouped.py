@@ -69,33 +69,32 @@ def _group_codes(frame: pd.DataFrame, by: Sequence[str]) -> IntArray:
 
 def _run_heads(frame: pd.DataFrame, by: Sequence[str]) -> IntArray | None:
     """The first row of each run of rows with equal ``by`` keys, if the rows come in runs and
-    every key column holds integers or Python strings only (whose ``!=`` is the equality
-    grouping uses: no nulls, no categories); else ``None``.
+    every key column holds integers or Python objects (no categories, whose grouping has an
+    order of its own); else ``None``. Objects equal by ``!=`` hash alike, so runs split where
+    groups do; a null key (NaN, NaT) starts a run of its own and joins its null group when
+    the heads are grouped; ``pd.NA``, which cannot be compared, leaves the rows to the grouping.
 
     >>> frame = pd.DataFrame({"g": ["a"] * 3 + ["b"] * 3 + ["a"] * 2, "v": range(8)})
     >>> _run_heads(frame, ["g"]).tolist(), _run_heads(frame.astype({"g": "category"}), ["g"])
     ([0, 3, 6], None)
     """
-    columns = [frame[c].to_numpy() for c in by]
-    plain = all(_plain_keys(frame[c].dtype, k) for c, k in zip(by, columns, strict=True))
-    if len(frame) < 2 or not plain:
+    dtypes = [frame[c].dtype for c in by]
+    if len(frame) < 2 or not all(isinstance(d, np.dtype) and d.kind in "iubO" for d in dtypes):
         return None
+    columns = [frame[c].to_numpy() for c in by]
     probe = min(len(frame), PROBE)
     for end in (probe, len(frame)):
         change = np.zeros(end, dtype=bool)
         change[0] = True
-        for keys in columns:
-            change[1:] |= keys[1:end] != keys[: end - 1]
+        try:
+            for keys in columns:
+                change[1:] |= keys[1:end] != keys[: end - 1]
+        except (TypeError, ValueError):  # pd.NA, or keys that compare as arrays
+            return None
         heads = np.flatnonzero(change)
         if len(heads) > RUN_SHARE * end:
             return None
     return heads
-
-
-def _plain_keys(dtype: object, keys: np.ndarray) -> bool:
-    if isinstance(dtype, np.dtype) and dtype.kind in "iub":
-        return True
-    return dtype == np.dtype(object) and pd.api.types.infer_dtype(keys, skipna=False) == "string"
 
 
 def group_series(frame: pd.DataFrame, by: Sequence[str], time: str, value: str) -> GroupedSeries:

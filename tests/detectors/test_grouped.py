@@ -59,7 +59,10 @@ def _runs(keys: list[object], size: int) -> list[object]:
         {"g": [*_runs(["b", "a", "c"], 600)[::-1], "a"]},
         {"g": _runs([3, 1, 2], 700), "h": _runs(["x", "y"], 1050)},  # runs of the pair
         {"g": _runs([True, False], 900)},
-        {"g": _runs(["b", None, "a"], 600)},  # a null key: the grouping's own numbering
+        {"g": _runs(["b", None, "a"], 600)},  # null keys: the grouping's own numbering
+        {"g": _runs(["b", math.nan, "a", math.nan], 600)},
+        {"g": _runs(["b", pd.NA, "a"], 600)},
+        {"g": _runs([pd.Timestamp("2024-01-01"), pd.NaT], 600), "h": _runs(["x", "y"], 600)},
         {"g": _runs(["b", 1, "a"], 600)},  # mixed types
         {"g": _runs([2.5, math.nan, 1.0], 600)},
         {"g": ["a", "b"] * 900},  # no runs
