@@ -18,6 +18,7 @@ from detectors.adaptive import (
     recurrence,
     scale_choice,
     stuck,
+    tails,
     young,
     young_window,
 )
@@ -26,6 +27,7 @@ from detectors.adaptive.cumulative import cumulative_rows, previous_values, repa
 from detectors.adaptive.judged import INCREMENTS, PERIOD_SLOTS, Judged, describe_anomaly, splice
 from detectors.adaptive.seasons import (
     DAY,
+    fixed_periods,
     periods_for_spacing,
     periods_from_values,
     seasons_for_periods,
@@ -47,7 +49,6 @@ from detectors.evaluation import (
 from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
 SIDES = ("both", "lower", "upper")
-SETTLED = 10  # errors before a model's errors say anything about tails
 POINT_SHARE = 1.0 - persistence.SHARE - stuck.SHARE
 """The share of the false-alarm rate spent on single points (the rest: lasting changes and
 values that stopped changing)."""
@@ -166,19 +167,7 @@ class Adaptive(MatrixDetector):
 
     def _fixed_periods(self) -> tuple[int, ...] | None:
         """The periods given explicitly (``None`` for ``"auto"``)."""
-        season = self.season
-        if season == "auto":
-            return None
-        if season is None or season == "none":
-            return ()
-        values = [season] if isinstance(season, int) else season
-        if isinstance(values, str) or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 2 for v in values
-        ):
-            raise InvalidParameterError(
-                "season", "must be 'auto', None or periods as integers >= 2", season
-            )
-        return tuple(sorted(set(values)))
+        return fixed_periods(self.season)
 
     def with_spacing(self, seconds: float | None) -> Adaptive:
         """This detector for points ``seconds`` apart (``None``: unknown)."""
@@ -344,20 +333,19 @@ class Adaptive(MatrixDetector):
         ready &= calendar.elapsed(slots, learn) >= self.needed_cycle(periods)
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
         # Only errors measured on a settled scale of their own say how far errors reach.
-        informs = ready & learn & fc.settled & (fc.count >= SETTLED) & (z != 0)
+        informs = ready & learn & fc.settled & (fc.count >= tails.SETTLED) & (z != 0)
         rate = self.false_alarm_rate * POINT_SHARE
         early = ready & learn & (fc.count >= young.MIN_ERRORS) & (z != 0)
         p, k = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         # A model on a handful of errors is judged beside the last two weeks' values, each
-        # test at half the rate (young_window.py); sub-daily points have a cycle 14 miss.
-        first = needed & (fc.count < SETTLED) & (offset == 0).all(axis=1, keepdims=True)
-        first &= np.bool_(self.spacing is None or self.spacing >= DAY)
-        if first.any():
-            # (the same cells as above, so rows judged together pool the same way)
+        # test at half the rate (young_window.py).
+        plain = needed & (offset == 0).all(axis=1, keepdims=True)
+        daily = self.spacing is None or self.spacing >= DAY
+        first = young_window.young_cells(needed, fc.count, plain, daily)
+        if first.any():  # (the same cells as above, so rows judged together pool the same way)
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            *recent, p_recent = young_window.window_test(values, learn, first, rate / 2,
-                                                         self.side)  # fmt: skip
+            recent = young_window.window_test(values, learn, first, rate / 2, self.side)
         sums, p_lasting = persistence.lasting_change(z, ready & learn, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
@@ -366,11 +354,8 @@ class Adaptive(MatrixDetector):
         domain = limits.check_domain(self.domain)
         reach = limits.observed_reach(values, learn, needed)
         if first.any():
-            lower, upper, used = young_window.narrow(lower, upper, (recent[0], recent[1]))
-            p_recent = np.where(used, p_recent, 1.0)
-            p = np.where(first, np.minimum(2.0 * np.fmin(p, p_recent), 1.0), p)
+            lower, upper, p = young_window.combine(lower, upper, p, first, recent)
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side)
-        plain = needed & (offset == 0).all(axis=1, keepdims=True)
         *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
                                                   self.side)  # fmt: skip
         lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
@@ -402,8 +387,6 @@ class Adaptive(MatrixDetector):
             transforms.take(rows).inverse(fc.forecast[rows]),
             transforms, fc, ready & learn,
         )  # fmt: skip
-
-    # -- explanations -------------------------------------------------------------------------
 
     def insufficient_reason(self, cell: Cell) -> str:
         return (

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from detectors.errors import InvalidParameterError
 from detectors.evaluation import FloatArray
 from detectors.seasonality import infer_period
 
@@ -19,6 +20,28 @@ MAX_PERIOD = 2_016
 """Longer periods (a week of 5-minute points) need more history than metrics keep."""
 TOLERANCE = 0.05
 MAX_YEARLY = 53
+
+
+def fixed_periods(season: object) -> tuple[int, ...] | None:
+    """The periods a ``season`` setting names (``None`` for ``"auto"``, ``()`` for none).
+
+    >>> fixed_periods("auto"), fixed_periods(None), fixed_periods([168, 24, 24])
+    (None, (), (24, 168))
+    """
+    if season == "auto":
+        return None
+    if season is None or season == "none":
+        return ()
+    values = [season] if isinstance(season, int) else season
+    if (
+        isinstance(values, str)
+        or not isinstance(values, Sequence)
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 2 for v in values)
+    ):
+        raise InvalidParameterError(
+            "season", "must be 'auto', None or periods as integers >= 2", season
+        )
+    return tuple(sorted(set(values)))
 
 
 def periods_for_spacing(spacing: float) -> tuple[int, ...]:

@@ -26,6 +26,8 @@ FloatArray = NDArray[np.float64]
 NU = (2.0, 3.0, 4.0, 5.0, 7.0, 10.0, 20.0, math.inf)
 """The tail heaviness grid, heaviest first."""
 PRIOR = (0.05, 0.1, 0.1, 0.1, 0.1, 0.15, 0.15, 0.25)
+SETTLED = 10
+"""Errors a model needs before its errors say anything about tails (before: the prior)."""
 COUNT_CAP = 4096
 BISECTIONS = 8
 NEGLIGIBLE = 1e-12

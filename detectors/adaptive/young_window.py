@@ -12,7 +12,7 @@ weekly profile or a past incident in the window widens it, so it is conservative
 gives a young series (10 degrees of freedom) as :mod:`detectors.adaptive.tails` combines them:
 with normal tails, t(3) noise raised 2.7 times the rate in its first 30 points.
 
-Until the chosen model has ``SETTLED`` errors, a point is judged by both tests, each at half
+Until the chosen model has ``tails.SETTLED`` errors, a point is judged by both tests, each at half
 the rate (Bonferroni): its p-value is ``2 * min(p_model, p_window)`` and its band the
 intersection of the two bands. Sub-daily points are left alone: fourteen of them do not span
 their daily cycle.
@@ -80,6 +80,30 @@ def window_test(
         if side != "lower":
             high[rows, cols] = np.where(usable, mean + reach, np.nan)
     return low, high, p
+
+
+def young_cells(
+    needed: BoolMatrix, errors: NDArray[np.int64], plain: BoolMatrix, daily: bool
+) -> BoolMatrix:
+    """The cells both tests judge: needed, the model on fewer than ``tails.SETTLED`` ``errors``, a
+    ``plain`` row (not a cumulative size's increments), and points a day or more apart
+    (``daily``: fourteen sub-daily points do not span their daily cycle)."""
+    return needed & (errors < tails.SETTLED) & plain & np.bool_(daily)
+
+
+def combine(
+    lower: FloatMatrix,
+    upper: FloatMatrix,
+    p: FloatMatrix,
+    cells: BoolMatrix,
+    window: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
+    """The model's band and p-value (each at half the rate on ``cells``) with the
+    ``window_test``'s: the band cut to the window's where they overlap (``narrow``), the
+    p-value ``2 * min(p_model, p_window)`` on ``cells`` (Bonferroni)."""
+    lower, upper, used = narrow(lower, upper, (window[0], window[1]))
+    p_window = np.where(used, window[2], 1.0)
+    return lower, upper, np.where(cells, np.minimum(2.0 * np.fmin(p, p_window), 1.0), p)
 
 
 def narrow(
