@@ -66,7 +66,7 @@ def session_conf() -> dict[str, str]:
 
 JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """The test JVMs' options (`session_conf`); a test's subprocess JVM gets them through
-``JDK_JAVA_OPTIONS``."""
+``tests/conftest.py``'s ``CHILD_JVM_ENV``."""
 
 
 pytest_collect_file = collect_page

@@ -19,17 +19,15 @@ from pathlib import Path
 
 import pytest
 
+from conftest import JVM
 from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
 
 BACKENDS = ("duckdb", "postgresql")
-CHILD_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-"""For short-lived JVMs the C2 compiler and the parallel collector only cost CPU: a one-shot
-``anomaly scan`` took 22-23 -> 16 CPU s with these (its processes summed, 2 runs each,
-alternating; wall time fell as much on a loaded machine)."""
-CHILD_JVM_ENV = {"SPARK_SUBMIT_OPTS": CHILD_JVM, "SPARK_LAUNCHER_OPTS": CHILD_JVM}
+CHILD_JVM_ENV = {"SPARK_SUBMIT_OPTS": JVM, "SPARK_LAUNCHER_OPTS": JVM}
 """spark-submit adds ``SPARK_SUBMIT_OPTS`` to Spark's JVM, ``SPARK_LAUNCHER_OPTS`` to the small
-JVM that builds its command line. A test that gives a child an environment of its own adds
-these."""
+JVM that builds its command line: every JVM a test's child process starts runs with the test
+session's options (`conftest.JVM`: a one-shot ``anomaly scan`` 22-23 -> 16 CPU s). A test that
+gives a child an environment of its own adds these."""
 for _name, _value in CHILD_JVM_ENV.items():
     os.environ.setdefault(_name, _value)  # a developer's own options win
 

@@ -55,14 +55,9 @@ def window_floor(
     rows, cols = np.nonzero(needed)
     if len(rows) == 0:
         return low, high, floor
-    windows, count = recent_values(values, learn, rows, cols)
-    usable = count >= MIN_SEEN
-    windows = np.where(usable[:, None], windows, 0.0)
+    mean, sd, _, usable = window_moments(values, learn, rows, cols)
     both = side == "both"
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        mean = np.nanmean(windows, axis=1)
-        sd = np.nanstd(windows, axis=1, ddof=1)
-        usable &= (sd > 0) & np.isfinite(sd)
         z = (values[rows, cols] - mean) / sd
         tail = ndtr(-np.abs(z)) if both else (ndtr(z) if side == "lower" else ndtr(-z))
         p_z = np.minimum((2.0 if both else 1.0) * tail, 1.0)
@@ -78,13 +73,20 @@ def window_floor(
     return low, high, floor
 
 
-def recent_values(
+def window_moments(
     values: FloatMatrix, learn: BoolMatrix, rows: NDArray[np.intp], cols: NDArray[np.intp]
-) -> tuple[FloatMatrix, NDArray[np.int64]]:
-    """Per cell ``(rows[i], cols[i])``: the ``WINDOW`` values before it (NaN where missing or
-    not learnt), one row per cell, and how many of them are learnt values."""
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix, BoolMatrix]:
+    """Per cell ``(rows[i], cols[i])``, of the ``WINDOW`` learnt values before it: their mean,
+    sample standard deviation and count, and whether they count (at least ``MIN_SEEN`` of
+    them, and they vary)."""
     windows = _windows(values, learn, rows, cols)
-    return windows, np.sum(np.isfinite(windows), axis=1)
+    count = np.sum(np.isfinite(windows), axis=1)
+    usable = count >= MIN_SEEN
+    windows = np.where(usable[:, None], windows, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        mean = np.nanmean(windows, axis=1)
+        sd = np.nanstd(windows, axis=1, ddof=1)
+    return mean, sd, count.astype(np.float64), usable & (sd > 0) & np.isfinite(sd)
 
 
 def _windows(

@@ -57,14 +57,9 @@ def window_test(
     rows, cols = np.nonzero(cells)
     if len(rows) == 0:
         return low, high, p
-    windows, count = recurrence.recent_values(values, learn, rows, cols)
-    n = count.astype(np.float64)
-    usable = n >= MIN_SEEN
-    windows = np.where(usable[:, None], windows, 0.0)
+    mean, sd, n, usable = recurrence.window_moments(values, learn, rows, cols)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        mean = np.nanmean(windows, axis=1)
-        spread = np.nanstd(windows, axis=1, ddof=1) * np.sqrt(1.0 + 1.0 / n)
-        usable &= (spread > 0) & np.isfinite(spread)
+        spread = sd * np.sqrt(1.0 + 1.0 / n)
         # Tails as heavy as the model's prior gives a young series' errors, combined with the
         # sample's size as ``tails`` combines them (normal tails: t(3) noise 2.7x the rate).
         df = 1.0 / (1.0 / PRIOR_NU + 1.0 / np.maximum(n - 1.0, 1.0))

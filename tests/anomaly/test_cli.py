@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import pytest
 
 from anomaly.cli import build_parser, main
-from conftest import JVM
 from repository import MetricsRepository
 
 from .service.conftest import scan_config, write_config, write_events
@@ -27,12 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["scan", "serve", "backfill", "history", "anomalies", "plot", "validate-config", "demo"]
 
 
-def run(*argv: str, cwd: Path | None = None, jvm: bool = False) -> subprocess.CompletedProcess[str]:
-    """``python -m anomaly ARGV`` in a subprocess; with `jvm`, its JVM runs with the test
-    session's options (C1 only, serial GC: about half the CPU of a default JVM's start)."""
+def run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m anomaly ARGV`` in a subprocess (a JVM it starts takes the test session's
+    options from the environment: ``tests/conftest.py``'s ``CHILD_JVM_ENV``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    if jvm:
-        env["JDK_JAVA_OPTIONS"] = JVM
     return subprocess.run(
         [sys.executable, "-m", "anomaly", *argv], capture_output=True, text=True, env=env,
         cwd=cwd, timeout=300, check=False,
@@ -134,7 +131,7 @@ def test_scan_exit_codes(project: Path, tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.slow  # a second JVM
 def test_scan_in_a_subprocess_exits_2_on_an_anomaly(project: Path) -> None:
     done = run("scan", str(project), "--partition", "2026-03-06", "--no-alerts",
-               cwd=project.parent, jvm=True)  # fmt: skip
+               cwd=project.parent)  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "ERROR     country=FR  Size(*)" in done.stdout
     assert "daily: computing 3 metrics per country" in done.stderr  # progress
