@@ -60,9 +60,9 @@ def _group_codes(frame: pd.DataFrame, by: Sequence[str]) -> IntArray:
     # first row of each run: hashing every row's key is most of the time of a 10k-group check.
     heads = _run_heads(frame, by)
     keyed = frame if heads is None else frame.iloc[heads]
-    numbers = keyed.groupby(list(by), sort=True, dropna=True).ngroup()
+    numbers = keyed.groupby(list(by), sort=True, dropna=True, observed=True).ngroup()
     if numbers.isna().any():  # null keys: rare, and twice as slow to keep
-        numbers = keyed.groupby(list(by), sort=True, dropna=False).ngroup()
+        numbers = keyed.groupby(list(by), sort=True, dropna=False, observed=True).ngroup()
     codes = np.asarray(numbers, dtype=np.int64)
     return codes if heads is None else np.repeat(codes, np.diff(np.r_[heads, len(frame)]))
 

@@ -70,6 +70,7 @@ def _runs(keys: list[object], size: int) -> list[object]:
     ],
 )
 @pytest.mark.parametrize("dtype", [None, "category", "string"])
+@pytest.mark.filterwarnings("error::FutureWarning")  # pandas' observed=False default, on categories
 def test_group_numbers_equal_the_groupings(
     columns: dict[str, list[object]], dtype: str | None
 ) -> None:
