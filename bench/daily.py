@@ -14,7 +14,7 @@ quiet gets 0, the recall of never alerting).
 Tuning a detector: score a candidate on the development split only, from Python::
 
     import sys; sys.path.append("bench")          # from the repository root
-    from daily import evaluate
+    from daily_candidate import evaluate
     from detectors import Adaptive
     table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate))        # split="dev"
     table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate), quick=True)  # 1/4, faster
@@ -46,6 +46,8 @@ from detectors import Adaptive, OnlineNormal, RobustMAD
 from detectors.evaluation import ANOMALY
 
 FA_TARGETS = (0.05, 0.1, 0.3, 1.0)
+RATE_KEYS = [f"{t:g}" for t in FA_TARGETS]
+"""The matched false-alert rates as the JSON and the tables name them."""
 """False alerts per 100 clean checks at which recall is compared."""
 FAR_LEVELS = RATES  # the same sweeps as ``anomaly backtest --curve``
 SD_LEVELS = DEVIATIONS
@@ -263,38 +265,5 @@ def measure(
     }
 
 
-def evaluate(
-    factory: Callable[[Any], Any],
-    levels: Sequence[Any] = FAR_LEVELS,
-    *,
-    default: Any = 0.001,
-    split: str = "dev",
-    quick: bool = False,
-    jobs: int = 2,
-    show: bool = True,
-) -> dict[str, Any]:
-    """Score a candidate detector (``factory(level)`` for each sensitivity level) on ``split``
-    (development data unless told otherwise) next to the best peer of the committed results.
-
-    Returns ``{family: {"recall_at": {rate: {"recall", "level"}}, "defaults": {"default": {f1,
-    recall, fa_per_100, precision}}, "best_f1": ..., "best_peer_recall_at": {rate: (recall,
-    peer)}, "best_peer_f1": (f1, peer)}}``.
-    """
-    from daily_report import best_peers, print_candidate
-
-    name = "candidate"
-    _EXTRA[name] = Spec(
-        factory, tuple(levels), {"default": default}, peer=False, label=lambda level: repr(level)
-    )
-    per_family = SERIES_PER_FAMILY // 4 if quick else SERIES_PER_FAMILY
-    try:
-        result = measure(split, [name], jobs, per_family)
-    finally:
-        _EXTRA.pop(name)
-    table = result["summary"].get(name, {})
-    peers = best_peers(split, quick)
-    for family, row in table.items():
-        row.update(peers.get(family, {}))
-    if show:
-        print_candidate(table, split, quick, result["seconds"])
-    return table
+def peers(names: list[str] | None = None) -> list[str]:
+    return [n for n in (names or list(SPECS)) if SPECS[n].peer]

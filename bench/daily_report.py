@@ -13,8 +13,10 @@ from daily import (
     DEFAULT,
     FA_TARGETS,
     PROPHET_EVERY,
+    RATE_KEYS,
     SPECS,
     curves,
+    peers,
     run,
     summarise,
 )
@@ -29,50 +31,6 @@ from data.daily import (
 from data.daily_real import load
 
 PLOT = Path(__file__).resolve().parents[1] / "docs" / "images" / "daily-operating-curves.png"
-RATES = [f"{t:g}" for t in FA_TARGETS]
-
-
-def peers(names: list[str] | None = None) -> list[str]:
-    return [n for n in (names or list(SPECS)) if SPECS[n].peer]
-
-
-def best_peers(split: str, quick: bool) -> dict[str, Any]:
-    """Per family, the best peer's recall at each matched rate and the best peer F1, from the
-    committed results (empty when the daily section has not been run)."""
-    path = RESULTS / "detection_quality.json"
-    section = json.loads(path.read_text()).get("daily", {}) if path.exists() else {}
-    summary = section.get(f"{split}_quick" if quick else split, {}).get("summary", {})
-    out: dict[str, Any] = {}
-    for name in peers([n for n in summary if n in SPECS]):
-        for family, row in summary[name].items():
-            entry = out.setdefault(family, {"best_peer_recall_at": {}, "best_peer_f1": (-1, "")})
-            for rate in RATES:
-                recall = row["recall_at"][rate]["recall"]
-                if recall > entry["best_peer_recall_at"].get(rate, (-1, ""))[0]:
-                    entry["best_peer_recall_at"][rate] = (recall, name)
-            if row["best_f1"]["f1"] > entry["best_peer_f1"][0]:
-                entry["best_peer_f1"] = (row["best_f1"]["f1"], name)
-    return out
-
-
-def print_candidate(table: dict[str, Any], split: str, quick: bool, seconds: float) -> None:
-    print(
-        f"candidate on {split}{' (quick)' if quick else ''}, {seconds:.0f} s: recall at "
-        "matched false alerts per 100 clean checks (best peer's in brackets)"
-    )
-    rows = []
-    for family, row in sorted(table.items()):
-        peer = row.get("best_peer_recall_at", {})
-        cells = [
-            f"{row['recall_at'][r]['recall']:.2f} ({peer[r][0]:.2f})"
-            if r in peer
-            else f"{row['recall_at'][r]['recall']:.2f}"
-            for r in RATES
-        ]
-        f1 = row["defaults"]["default"]["f1"]
-        best = row.get("best_peer_f1", (float("nan"), ""))[0]
-        rows.append([family, *cells, f"{f1:.2f} ({best:.2f})"])
-    print_table(["family", *(f"@{r}" for r in RATES), "F1 default (best peer F1)"], rows)
 
 
 def recall_table(summary: dict[str, Any], family: str, names: list[str]) -> list[list[Any]]:
@@ -85,7 +43,7 @@ def recall_table(summary: dict[str, Any], family: str, names: list[str]) -> list
         rows.append(
             [
                 name,
-                *(f"{row['recall_at'][r]['recall']:.2f}" for r in RATES),
+                *(f"{row['recall_at'][r]['recall']:.2f}" for r in RATE_KEYS),
                 f"{first['f1']:.2f} ({first['fa_per_100']:.2f})",
                 f"{row['best_f1']['f1']:.2f} @ {row['best_f1']['level']}",
             ]
@@ -93,7 +51,7 @@ def recall_table(summary: dict[str, Any], family: str, names: list[str]) -> list
     return rows
 
 
-HEADERS = ["detector", *(f"recall @{r}" for r in RATES), "F1 default (FA/100)", "best F1"]
+HEADERS = ["detector", *(f"recall @{r}" for r in RATE_KEYS), "F1 default (FA/100)", "best F1"]
 
 
 def print_split(title: str, summary: dict[str, Any], names: list[str]) -> None:
@@ -109,7 +67,7 @@ def verdicts(summary: dict[str, Any], names: list[str]) -> dict[str, Any]:
     out = {}
     for family, own in summary[DEFAULT].items():
         cells, ties = {}, 0
-        for rate in RATES:
+        for rate in RATE_KEYS:
             mine = own["recall_at"][rate]["recall"]
             best = max(
                 (

@@ -1,0 +1,103 @@
+"""Scoring a detector change on development data: a candidate's operating curves next to the best
+peer's from the committed results (``bench/daily.py`` has the regime and the sweeps).
+
+From the repository root::
+
+    import sys; sys.path.append("bench")
+    from daily_candidate import evaluate
+    from detectors import Adaptive
+    table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate))        # split="dev"
+    table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate), quick=True)  # 1/4, faster
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from common import RESULTS, print_table
+from daily import (
+    _EXTRA,
+    FAR_LEVELS,
+    RATE_KEYS,
+    SERIES_PER_FAMILY,
+    SPECS,
+    Spec,
+    measure,
+    peers,
+)
+
+
+def best_peers(split: str, quick: bool) -> dict[str, Any]:
+    """Per family, the best peer's recall at each matched rate and the best peer F1, from the
+    committed results (empty when the daily section has not been run)."""
+    path = RESULTS / "detection_quality.json"
+    section = json.loads(path.read_text()).get("daily", {}) if path.exists() else {}
+    summary = section.get(f"{split}_quick" if quick else split, {}).get("summary", {})
+    out: dict[str, Any] = {}
+    for name in peers([n for n in summary if n in SPECS]):
+        for family, row in summary[name].items():
+            entry = out.setdefault(family, {"best_peer_recall_at": {}, "best_peer_f1": (-1, "")})
+            for rate in RATE_KEYS:
+                recall = row["recall_at"][rate]["recall"]
+                if recall > entry["best_peer_recall_at"].get(rate, (-1, ""))[0]:
+                    entry["best_peer_recall_at"][rate] = (recall, name)
+            if row["best_f1"]["f1"] > entry["best_peer_f1"][0]:
+                entry["best_peer_f1"] = (row["best_f1"]["f1"], name)
+    return out
+
+
+def print_candidate(table: dict[str, Any], split: str, quick: bool, seconds: float) -> None:
+    print(
+        f"candidate on {split}{' (quick)' if quick else ''}, {seconds:.0f} s: recall at "
+        "matched false alerts per 100 clean checks (best peer's in brackets)"
+    )
+    rows = []
+    for family, row in sorted(table.items()):
+        peer = row.get("best_peer_recall_at", {})
+        cells = [
+            f"{row['recall_at'][r]['recall']:.2f} ({peer[r][0]:.2f})"
+            if r in peer
+            else f"{row['recall_at'][r]['recall']:.2f}"
+            for r in RATE_KEYS
+        ]
+        f1 = row["defaults"]["default"]["f1"]
+        best = row.get("best_peer_f1", (float("nan"), ""))[0]
+        rows.append([family, *cells, f"{f1:.2f} ({best:.2f})"])
+    print_table(["family", *(f"@{r}" for r in RATE_KEYS), "F1 default (best peer F1)"], rows)
+
+
+def evaluate(
+    factory: Callable[[Any], Any],
+    levels: Sequence[Any] = FAR_LEVELS,
+    *,
+    default: Any = 0.001,
+    split: str = "dev",
+    quick: bool = False,
+    jobs: int = 2,
+    show: bool = True,
+) -> dict[str, Any]:
+    """Score a candidate detector (``factory(level)`` for each sensitivity level) on ``split``
+    (development data unless told otherwise) next to the best peer of the committed results.
+
+    Returns ``{family: {"recall_at": {rate: {"recall", "level"}}, "defaults": {"default": {f1,
+    recall, fa_per_100, precision}}, "best_f1": ..., "best_peer_recall_at": {rate: (recall,
+    peer)}, "best_peer_f1": (f1, peer)}}``.
+    """
+    name = "candidate"
+    _EXTRA[name] = Spec(
+        factory, tuple(levels), {"default": default}, peer=False, label=lambda level: repr(level)
+    )
+    per_family = SERIES_PER_FAMILY // 4 if quick else SERIES_PER_FAMILY
+    try:
+        result = measure(split, [name], jobs, per_family)
+    finally:
+        _EXTRA.pop(name)
+    table = result["summary"].get(name, {})
+    peers = best_peers(split, quick)
+    for family, row in table.items():
+        row.update(peers.get(family, {}))
+    if show:
+        print_candidate(table, split, quick, result["seconds"])
+    return table
