@@ -11,19 +11,9 @@ matched false-alert rate** ``r`` is the best recall among the sweep's operating 
 most ``r`` false alerts per 100 clean checks (no interpolation; a detector with none that
 quiet gets 0, the recall of never alerting).
 
-Tuning a detector: score a candidate on the development split only, from Python::
-
-    import sys; sys.path.append("bench")          # from the repository root
-    from daily_candidate import evaluate
-    from detectors import Adaptive
-    table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate))        # split="dev"
-    table = evaluate(lambda rate: Adaptive(false_alarm_rate=rate), quick=True)  # 1/4, faster
-
-``evaluate(factory, levels=FAR_LEVELS, default=0.001)`` prints, per family, the candidate's
-recall at each matched rate next to the best peer's (from the committed
-``bench/results/detection_quality.json``, same dev series) and its F1 at ``default``, and
-returns the same as a dict. Nobody looks at the test split while choosing parameters: it is
-run by ``python3 bench/detection_quality.py --daily`` for the report.
+Tuning a detector: score a candidate on the development split only with
+``bench/daily_candidate.py`` (``evaluate``). Nobody looks at the test split while choosing
+parameters: it is run by ``python3 bench/detection_quality.py --daily`` for the report.
 """
 
 from __future__ import annotations

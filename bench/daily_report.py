@@ -1,5 +1,5 @@
 """The daily regime's run, tables, verdicts and plot (``python3 bench/detection_quality.py
---daily``; ``bench/daily.py`` has the definitions and ``evaluate``)."""
+--daily``; ``bench/daily.py`` has the definitions, ``bench/daily_candidate.py`` ``evaluate``)."""
 
 from __future__ import annotations
 
