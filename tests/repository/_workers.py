@@ -57,9 +57,10 @@ def save_points(
         )
 
 
-def pipeline(location: str, worker: int, stop: str, least: int) -> None:
+def pipeline(location: str, worker: int, stop: str, least: int, pause: float = 0.0) -> None:
     """What a pipeline with ``has_no_anomalies`` does, run after run until ``stop`` exists (at
-    least ``least`` runs): read its history, judge, save metrics, outcomes and verdicts."""
+    least ``least`` runs): read its history, judge, save metrics, outcomes and verdicts; then
+    ``pause`` seconds of its own work before the next run."""
     repo = MetricsRepository(location, lock_timeout=300)
     tags = {"dataset": "orders", "pipeline": str(worker)}
     i = 0
@@ -84,6 +85,7 @@ def pipeline(location: str, worker: int, stop: str, least: int) -> None:
             verdicts=[AnomalyVerdict("Size(*)", "normal", "OnlineNormal", value=value)],
         )
         i += 1
+        time.sleep(pause)
 
 
 def write_and_replace(path: str, runs: int, size: int) -> None:

@@ -146,8 +146,11 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
     reader.start()
     stop = tmp_path / "stop"
     context = multiprocessing.get_context("spawn")
+    # Each pipeline pauses 50 ms between runs, as its own work would: four pipelines spinning
+    # back to back only starved the service's scans of CPU (and the test waits for two scans).
     pipelines = [
-        context.Process(target=_workers.pipeline, args=(url, w, str(stop), 20)) for w in range(4)
+        context.Process(target=_workers.pipeline, args=(url, w, str(stop), 20, 0.05))
+        for w in range(4)
     ]
 
     def wait_until(condition: Callable[[], bool]) -> None:
@@ -196,14 +199,20 @@ def test_the_scan_service_and_four_pipelines_write_and_read_together(
     scanned = repo.load().with_tags({"scan": "quick"}).to_pandas()
     assert len(scanned) == len(log) * 4  # Size and Mean(price) of DE and FR per scan
     assert len(repo.load_verdicts(tags={"scan": "quick"})) == len(scanned)
-    # The CLI's query commands read the same database by its URL.
-    for argv in (
+    # The CLI's query commands read the same database by its URL (side by side: each is
+    # mostly an interpreter starting).
+    commands = (
         ["history", "-r", url, "Size(*)", "--scan", "quick", "--format", "json"],
         ["anomalies", "-r", url, "--scan", "quick", "--status", "all", "--format", "csv"],
-    ):
-        query = subprocess.run(
-            [sys.executable, "-m", "anomaly", *argv],
-            capture_output=True, text=True, env=env, timeout=300, check=False,
-        )  # fmt: skip
-        assert query.returncode == 0, query.stderr
-        assert "DE" in query.stdout and "FR" in query.stdout
+    )
+    pipe = subprocess.PIPE
+    queries = [
+        subprocess.Popen(
+            [sys.executable, "-m", "anomaly", *argv], stdout=pipe, stderr=pipe, text=True, env=env
+        )
+        for argv in commands
+    ]
+    for query in queries:
+        stdout, stderr = query.communicate(timeout=300)
+        assert query.returncode == 0, stderr
+        assert "DE" in stdout and "FR" in stdout

@@ -231,14 +231,15 @@ def test_a_writer_holding_the_file_gives_a_503_not_a_crash(tmp_path: Path) -> No
     )
     holder = subprocess.Popen(
         [sys.executable, "-c", (
-            "import sys, time\nfrom repository import MetricsRepository\n"
+            "import sys\nfrom repository import MetricsRepository\n"
             f"repo = MetricsRepository({str(path)!r})\n"
             "with repo.session():\n"
             "    repo.annotate('incident', 0)\n"  # a write: the session now holds it alone
             "    print('holding', flush=True)\n"
-            "    time.sleep(4)\n"
+            "    sys.stdin.readline()\n"  # held until the test has had its 503 (was 4 s)
         )],
-        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[3],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parents[3],
     )  # fmt: skip
     ui = UIServer(MetricsRepository(path, lock_timeout=0.5), "127.0.0.1", 0).start()
     try:
@@ -247,6 +248,9 @@ def test_a_writer_holding_the_file_gives_a_503_not_a_crash(tmp_path: Path) -> No
         assert status == 503
         assert "the repository cannot be read now" in json.loads(body)["error"]
         assert "lock_timeout" in json.loads(body)["error"]
+        assert holder.stdin is not None
+        holder.stdin.write("done\n")
+        holder.stdin.close()
         holder.wait(timeout=30)
         assert request(ui, "/api/anomalies")[0] == 200  # once the writer is done
     finally:

@@ -25,13 +25,15 @@ from .conftest import Hook, stop_when, write_config
 # child's time instead of three (three tests' fixture, started once).
 pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.xdist_group("graceful stop")]
 ROOT = Path(__file__).resolve().parents[3]
-# One task sleeping 40 x 0.25 s in the JVM: the scan computes for about ten seconds.
+# One task sleeping 28 x 0.25 s in the JVM: the scan computes for seven seconds or more after
+# its "computing" line (the line comes first), so that the last SIGTERM (4 s after the line)
+# still finds it running; the finished scan of `serve` waits out the rest.
 SLOW = """
 spark: {{master: "local[1]", conf: {{spark.sql.shuffle.partitions: 1}}}}
 sources:
   slow:
     sql: "SELECT id, reflect('java.lang.Thread', 'sleep', CAST(250 AS BIGINT)) AS nap
-          FROM range(0, 40, 1, 1)"
+          FROM range(0, 28, 1, 1)"
 scans:
   slow:
     source: slow
@@ -85,7 +87,7 @@ def test_sigterm_to_the_group_lets_serve_finish_the_running_scan(
     # The signal came while the scan computed, and the scan's own headline followed it.
     received = output.index("SIGTERM received: stopping after the running scans")
     assert output.index("slow: computing") < received, output
-    headline = output.index("slow 20", received)
+    headline = output.index("slow 20", received)  # "slow <year>-...: 0 anomalies (...)"
     assert "0 anomalies" in output[headline:], output
     assert output.rstrip().endswith("anomaly.service: stopped"), output
     assert "failed metric" not in output and "Traceback" not in output, output

@@ -72,9 +72,11 @@ def test_killed_and_restarted_jobs_store_every_window_once(
 
     second = job(tmp_path, "0.1s")
     deadline = time.monotonic() + 600
-    while committed(tmp_path) < 4 and time.monotonic() < deadline and second.poll() is None:
+    # Once it has replayed batch 2 (and recorded it): wherever it is then, in batch 3 or
+    # between batches. The restart here runs the rest on this process's warm JVM.
+    while committed(tmp_path) < 3 and time.monotonic() < deadline and second.poll() is None:
         time.sleep(0.05)
-    second.send_signal(signal.SIGKILL)  # wherever it is: in a batch, between batches
+    second.send_signal(signal.SIGKILL)
     out, _ = second.communicate(timeout=60)
     assert second.returncode == -signal.SIGKILL
     assert out.startswith("batch 2 closed []"), out  # batch 2 replayed: its windows were closed

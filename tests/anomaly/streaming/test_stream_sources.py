@@ -52,7 +52,7 @@ def test_an_incident_in_one_window_of_a_json_stream_is_flagged_once(
         rows = window_rows(day, 28, 11, 500 if day == incident else 50, minutes=DAY)
         write_json(incoming / f"{day:04d}.json", rows, day)
     write_json(incoming / "closer.json", window_rows(windows + 1, 1, 11, minutes=DAY), 99)
-    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 3).json(str(incoming))
+    df = spark.readStream.schema(SCHEMA).option("maxFilesPerTrigger", 6).json(str(incoming))
     stream = StreamingMetrics(
         "orders", [Size(), Completeness("amount"), Mean("amount")], time_column="ts",
         window="1d", watermark="1h", repository=repo, min_history=7,
