@@ -2,7 +2,8 @@
 
 A newest-point check of thousands of groups skips work whose result it would throw away: rows
 without a repeated value have no run to count, a window or a running extreme is gathered only
-for the cells judged, a t inverse is computed once per distinct (tail heaviness, count) pair.
+for the cells judged, a t inverse is computed once per distinct (tail heaviness, count) pair;
+and numpy's per-column loops are compiled (the young floor's quantiles of the scales).
 Each law below compares a shortcut with the plain computation it replaced, bit for bit, on
 random matrices with NaN, repeats, constant runs and extreme values
 (``bench/adaptive_speed.py`` compares whole verdicts with another revision's).
@@ -17,6 +18,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from scipy import special
 
 from detectors.adaptive import limits, persistence, recurrence, stuck, tails
+from detectors.adaptive.kernels.quantiles import positive_quantiles
 
 LAWS = settings(max_examples=60, deadline=None, derandomize=True)
 
@@ -123,3 +125,33 @@ def test_the_t_inverse_once_per_pair_changes_nothing(seed: int, rate: float) -> 
     index = np.minimum(count, tails.COUNT_CAP)
     expected = special.stdtrit(df[nu, index], 1.0 - rate) / m[nu]
     assert equal(tails.quantile(rate, nu, count, 4.0, 0.97), expected)
+
+
+@LAWS
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["scales", "ties", "extreme"]),
+    st.sampled_from([(0.5, 0.75), (0.0, 1.0), (0.1, 0.1), (0.999, 0.3)]),
+    st.integers(0, 8),
+)
+def test_compiled_column_quantiles_equal_numpys(
+    seed: int, kind: str, quantiles: tuple[float, float], min_values: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 80)), int(rng.integers(1, 9)))
+    scale = rng.lognormal(0, 2, shape)
+    if kind == "ties":  # a few values, many times over (and zeros, which are left out)
+        scale = rng.integers(0, 4, shape).astype(float)
+    elif kind == "extreme":
+        picked = rng.random(shape) < 0.1
+        scale[picked] = rng.choice([np.inf, -np.inf, 1e300, 5e-324, -1.0], picked.sum())
+    scale[rng.random(shape) < rng.choice([0.0, 0.3, 0.9])] = np.nan
+    count = rng.integers(0, 6, shape)
+    usable = np.isfinite(scale) & (scale > 0) & (count >= 3)  # the young floor's, plainly
+    enough = usable.sum(axis=0) >= min_values
+    expected = np.full((2, shape[1]), np.nan)
+    enough &= usable.any(axis=0)  # (numpy warns of a column with none, and gives NaN)
+    if enough.any():
+        chosen = np.where(usable, scale, np.nan)[:, enough]
+        expected[:, enough] = np.nanquantile(chosen, quantiles, axis=0)
+    assert equal(positive_quantiles(scale, count, 3, min_values, quantiles), expected)
