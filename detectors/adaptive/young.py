@@ -57,6 +57,7 @@ def pooled_floor(
     >>> floor[0].tolist(), floor[1].tolist()
     ([2.0, 2.0], [0.125, 0.25])
     """
+    from detectors.adaptive.kernels.peer_floor import faded_floor
     from detectors.adaptive.kernels.quantiles import positive_quantiles
 
     floor = np.zeros(scale.shape)
@@ -101,8 +102,6 @@ def pooled_floor(
         else:  # back from aligned columns to each row's own: cell t sits at aligned t + shift
             back = np.clip(columns[None, :] + shift[rows, None], 0, width - 1)
             typical_at, wide_at = typical[back], wide[back]
-        never = own_scale == 0
-        fade = SHARE * np.minimum(1.0, FADE / np.maximum(own_count, 1))
-        peers = np.where(never, wide_at, typical_at * fade)
-        floor[rows] = np.where(np.isfinite(peers), peers, 0.0)
+        # A row that never erred: their UNMOVED quantile; else their median, faded by count.
+        faded_floor(floor, rows, scale, count, typical_at, wide_at, SHARE, FADE)
     return floor
