@@ -70,10 +70,7 @@ def _time_matrix(grouped: GroupedSeries) -> np.ndarray | None:
     if not isinstance(times, pd.DatetimeIndex):
         return None
     stamps = times.tz_convert(None) if times.tz is not None else times
-    shape = (len(grouped.lengths), int(grouped.lengths.max(initial=0)))
-    matrix = np.full(shape, np.datetime64("NaT"), dtype="datetime64[ns]")
-    matrix[grouped.group, grouped.positions] = stamps.to_numpy(dtype="datetime64[ns]")
-    return matrix
+    return grouped.as_matrix(stamps.to_numpy(dtype="datetime64[ns]"), np.datetime64("NaT"))
 
 
 def _evaluated_rows(grouped: GroupedSeries, newest_only: bool) -> np.ndarray:

@@ -37,9 +37,16 @@ class GroupedSeries:
 
     def matrix(self) -> FloatMatrix:
         """Groups x time, left-aligned, NaN-padded to the longest group."""
+        return self.as_matrix(self.values, np.nan)
+
+    def as_matrix(self, flat: np.ndarray, pad: object) -> np.ndarray:
+        """``flat`` (one entry per row) as groups x time, left-aligned, padded with ``pad``."""
         lengths = self.lengths
-        x = np.full((len(lengths), int(lengths.max(initial=0))), np.nan)
-        x[self.group, self.positions] = self.values
+        width = int(lengths.max(initial=0))
+        if len(lengths) and int(lengths.min()) == width:  # every group as long: row order is
+            return flat.reshape(len(lengths), width).copy()  # the matrix's order already
+        x = np.full((len(lengths), width), pad, dtype=flat.dtype)
+        x[self.group, self.positions] = flat
         return x
 
     def series(self, g: int) -> FloatArray:
@@ -109,22 +116,29 @@ def group_series(frame: pd.DataFrame, by: Sequence[str], time: str, value: str) 
     group_codes = _group_codes(frame, by)
 
     rows = np.flatnonzero((time_codes >= 0) & ~np.isnan(values))
-    key = group_codes[rows] * max(len(time_values), 1) + time_codes[rows]
-    if np.any(key[1:] < key[:-1]):
+    whole = len(rows) == len(frame)  # (then ``rows`` are every row, in order)
+    key = (group_codes if whole else group_codes[rows]) * max(len(time_values), 1) + (
+        time_codes if whole else time_codes[rows]
+    )
+    in_order = not np.any(key[1:] < key[:-1])
+    if not in_order:
         order = np.argsort(key, kind="stable")  # stable: "last wins" means last in input order
         rows, key = rows[order], key[order]
     last = np.ones(len(key), dtype=bool)
     last[:-1] = key[1:] != key[:-1]
+    # Every row kept in its place (sorted input, nothing missing or repeated): no gathers.
+    kept = whole and in_order and bool(last.all())
     rows = rows[last]
-
-    counts = np.bincount(group_codes[rows], minlength=int(group_codes.max(initial=-1)) + 1)
+    codes = group_codes if kept else group_codes[rows]
+    counts = np.bincount(codes, minlength=int(group_codes.max(initial=-1)) + 1)
     present = counts > 0
     dense = np.cumsum(present) - 1  # groups whose every value was missing disappear
     offsets = np.concatenate([[0], np.cumsum(counts[present])]).astype(np.int64)
+    heads = rows[offsets[:-1]]
     return GroupedSeries(
-        keys=frame[list(by)].iloc[rows[offsets[:-1]]].reset_index(drop=True),
-        values=values[rows],
-        times=time_values[time_codes[rows]],
-        group=dense[group_codes[rows]].astype(np.int64),
+        keys=frame.iloc[heads][list(by)].reset_index(drop=True),
+        values=values.copy() if kept else values[rows],
+        times=time_values[time_codes if kept else time_codes[rows]],
+        group=codes.astype(np.int64) if bool(present.all()) else dense[codes].astype(np.int64),
         offsets=offsets,
     )

@@ -25,6 +25,7 @@ from detectors.adaptive import (
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.judged import INCREMENTS, PERIOD_SLOTS, Judged, describe_anomaly, splice
+from detectors.adaptive.kernels import at_least_before, standardised
 from detectors.adaptive.seasons import (
     DAY,
     fixed_periods,
@@ -312,30 +313,27 @@ class Adaptive(MatrixDetector):
         transforms = Transforms.choose(np.where(learn, x, np.nan), deciding)
         # A share that sat at 0 (or 1) for its first week is a ratio, not a count, when the
         # domain says so: a first row of the category is not a count leaving zero.
-        ratio = limits.check_domain(self.domain)[1] <= 1.0
-        transforms = transforms.as_identity() if identity or ratio else transforms
+        domain = limits.check_domain(self.domain)
+        transforms = transforms.as_identity() if identity or domain[1] <= 1.0 else transforms
         y = transforms.forward(x)
         settings = replace(SETTINGS, points_per_day=DAY / self.spacing if self.spacing else 1.0)
         fc = smooth(y, learn, seasons_for_periods(periods), settings, slots, (x, transforms))
-        # A count forecast below zero (a night the seasons overshoot) expects zero, not less.
-        forecast = np.maximum(fc.forecast, transforms.floor()[:, None])
-        error = np.where(np.isnan(fc.error), np.nan, y - forecast)
-        history: IntArray = np.cumsum(learn, axis=1) - learn
+        aged = fc.ready & at_least_before(learn, self.min_history)
         seen = np.isfinite(values)
         newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
-        asked = fc.ready & (history >= self.min_history) & np.bool_(self.share_tails)
+        asked = aged & np.bool_(self.share_tails)
         floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest, asked)
-        scale = np.where(np.isfinite(fc.scale), np.fmax(fc.scale, floor), fc.scale)
-        fc = replace(fc, forecast=forecast, error=error, scale=scale)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
-        ready = fc.ready & (history >= self.min_history) & ~np.isnan(x)
-        ready &= calendar.elapsed(slots, learn) >= self.needed_cycle(periods)
+        # A count forecast below zero (a night the seasons overshoot) expects zero, not less;
+        # a young row's scale is floored by its peers' (kernels/scaled_errors.py).
+        *fields, z = standardised(y, fc.forecast, fc.error, fc.scale, transforms.floor(), floor)
+        fc = replace(fc, forecast=fields[0], error=fields[1], scale=fields[2])
+        ready = aged & ~np.isnan(x) & (calendar.elapsed(slots, learn) >= self.needed_cycle(periods))
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
+        moved = (learnt := ready & learn) & (z != 0)
         # Only errors measured on a settled scale of their own say how far errors reach.
-        informs = ready & learn & fc.settled & (fc.count >= tails.SETTLED) & (z != 0)
+        informs = moved & fc.settled & (fc.count >= tails.SETTLED)
         rate = self.false_alarm_rate * POINT_SHARE
-        early = ready & learn & (fc.count >= young.MIN_ERRORS) & (z != 0)
+        early = moved & (fc.count >= young.MIN_ERRORS)
         p, k = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         # A model on a handful of errors is judged beside the last two weeks' values, each
         # test at half the rate (young_window.py).
@@ -346,16 +344,15 @@ class Adaptive(MatrixDetector):
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
             recent = young_window.window_test(values, learn, first, rate / 2, self.side)
-        sums, p_lasting = persistence.lasting_change(z, ready & learn, needed, self.side,
+        sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset, self.side,
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
-        domain = limits.check_domain(self.domain)
         reach = limits.observed_reach(values, learn, needed)
         if first.any():
             lower, upper, p = young_window.combine(lower, upper, p, first, recent)
-        lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side)
+        lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
         *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
                                                   self.side)  # fmt: skip
         lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
@@ -385,7 +382,7 @@ class Adaptive(MatrixDetector):
         return Judged(
             MatrixResult(lower, upper, codes, confidence, aux, p),
             transforms.take(rows).inverse(fc.forecast[rows]),
-            transforms, fc, ready & learn,
+            transforms, fc, learnt,
         )  # fmt: skip
 
     def insufficient_reason(self, cell: Cell) -> str:

@@ -71,13 +71,16 @@ def observed_reach(
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """Per ``needed`` cell, the lowest and highest value a band there may reach:
     ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere)."""
+    from detectors.adaptive.kernels.extremes import extremes_through
+
     low = np.full(values.shape, np.nan)
     high = np.full(values.shape, np.nan)
     if values.shape[1] < 2 or not needed.any():
         return low, high
-    seen = np.where(learn & np.isfinite(values), values, np.nan)
     rows, cols = np.nonzero(needed[:, 1:])
-    below, above = _extremes_through(seen, rows, cols)
+    # The learnt values' extremes before each cell (one pass along each row).
+    plain = np.ascontiguousarray(values, dtype=np.float64)
+    below, above = extremes_through(plain, np.ascontiguousarray(learn, dtype=np.bool_), rows, cols)
     with np.errstate(invalid="ignore", over="ignore"):
         span = above - below
         span = np.where(span > 0, span, np.fmax(np.abs(below), np.abs(above)))
@@ -88,26 +91,6 @@ def observed_reach(
     return low, high
 
 
-def _extremes_through(
-    seen: FloatMatrix, rows: NDArray[np.intp], cols: NDArray[np.intp]
-) -> tuple[FloatMatrix, FloatMatrix]:
-    """The smallest and largest of ``seen`` (NaN: none) in each row ``rows`` up to and
-    including column ``cols``; one reduction per cell where each row has at most one (a
-    newest-point check), not running extremes over every cell.
-
-    >>> seen = np.array([[3.0, np.nan, 1.0, 5.0], [2.0, 4.0, 0.0, 9.0]])
-    >>> [v.tolist() for v in _extremes_through(seen, np.array([0, 1]), np.array([2, 1]))]
-    [[1.0, 2.0], [3.0, 4.0]]
-    """
-    if len(rows) > 1 and bool((rows[1:] > rows[:-1]).all()):
-        start = rows * seen.shape[1]
-        edges = np.column_stack([start, start + cols + 1]).ravel()
-        flat = seen.ravel()
-        return np.fmin.reduceat(flat, edges)[::2], np.fmax.reduceat(flat, edges)[::2]
-    below = np.fmin.accumulate(seen, axis=1)[rows, cols]
-    return below, np.fmax.accumulate(seen, axis=1)[rows, cols]
-
-
 def sane_band(
     lower: FloatMatrix,
     upper: FloatMatrix,
@@ -115,10 +98,12 @@ def sane_band(
     needed: BoolMatrix,
     domain: Domain,
     side: str,
+    in_place: bool = False,
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """``lower``/``upper`` of the ``needed`` cells cut to ``reach`` (from
     :func:`observed_reach`) and to ``domain``; a side ``side`` leaves open stays open (at the
-    domain's bound, if it has one).
+    domain's bound, if it has one). ``in_place``: the cut cells are written into ``lower`` and
+    ``upper`` (a caller that has no more use for them saves two copies of the matrix).
 
     >>> values, every = np.array([[100.0, 110, 90, 105]]), np.ones((1, 4), bool)
     >>> needed = np.array([[False, False, True, True]])
@@ -137,7 +122,8 @@ def sane_band(
         low = np.full(low.shape, -math.inf)
     if side == "lower":
         high = np.full(high.shape, math.inf)
-    lower, upper = lower.copy(), upper.copy()
+    if not in_place:
+        lower, upper = lower.copy(), upper.copy()
     lower[cells], upper[cells] = np.clip(low, *domain), np.clip(high, *domain)
     return lower, upper
 

@@ -57,6 +57,9 @@ def pooled_floor(
     >>> floor[0].tolist(), floor[1].tolist()
     ([2.0, 2.0], [0.125, 0.25])
     """
+    from detectors.adaptive.kernels.peer_floor import faded_floor
+    from detectors.adaptive.kernels.quantiles import positive_quantiles
+
     floor = np.zeros(scale.shape)
     groups, width = scale.shape
     if groups < MIN_ROWS or not needed.any():
@@ -82,29 +85,23 @@ def pooled_floor(
             every = len(picked) == width
             taken = (own_scale, own_count) if every else (own_scale[:, picked],
                                                           own_count[:, picked])  # fmt: skip
-            usable = np.isfinite(taken[0]) & (taken[0] > 0) & (taken[1] >= MIN_ERRORS)
         else:
             source = picked[None, :] - shift[rows, None]
             inside = (source >= 0) & (source < width)
             at = np.clip(source, 0, width - 1)
-            taken = (scale[rows[:, None], at], count[rows[:, None], at])
-            usable = inside & np.isfinite(taken[0]) & (taken[0] > 0) & (taken[1] >= MIN_ERRORS)
-        values = np.where(usable, taken[0], np.nan)
-        enough = np.zeros(width, bool)
-        enough[picked] = usable.sum(axis=0) >= MIN_ROWS
-        if not enough.any():
-            continue
+            taken = (np.where(inside, scale[rows[:, None], at], np.nan), count[rows[:, None], at])
+        # Per column, the median and UNMOVED quantile of the usable scales (positive, on
+        # MIN_ERRORS errors or more; NaN: fewer than MIN_ROWS of them).
         typical, wide = np.full(width, np.nan), np.full(width, np.nan)
-        keep = enough[picked]
-        values = values if keep.all() else values[:, keep]
-        typical[enough], wide[enough] = np.nanquantile(values, (0.5, UNMOVED), axis=0)
+        typical[picked], wide[picked] = positive_quantiles(*taken, MIN_ERRORS, MIN_ROWS,
+                                                           (0.5, UNMOVED))  # fmt: skip
+        if np.isnan(typical).all():
+            continue
         if aligned:
             typical_at, wide_at = typical[None, :], wide[None, :]
         else:  # back from aligned columns to each row's own: cell t sits at aligned t + shift
             back = np.clip(columns[None, :] + shift[rows, None], 0, width - 1)
             typical_at, wide_at = typical[back], wide[back]
-        never = own_scale == 0
-        fade = SHARE * np.minimum(1.0, FADE / np.maximum(own_count, 1))
-        peers = np.where(never, wide_at, typical_at * fade)
-        floor[rows] = np.where(np.isfinite(peers), peers, 0.0)
+        # A row that never erred: their UNMOVED quantile; else their median, faded by count.
+        faded_floor(floor, rows, scale, count, typical_at, wide_at, SHARE, FADE)
     return floor

@@ -5,6 +5,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from detectors.grouped import _group_codes, group_series
 
@@ -79,3 +81,42 @@ def test_group_numbers_equal_the_groupings(
         frame = frame.astype({"g": dtype})
     expected = frame.groupby(list(columns), sort=True, dropna=False, observed=True).ngroup()
     np.testing.assert_array_equal(_group_codes(frame, list(columns)), expected.to_numpy())
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["equal lengths", "unequal lengths"]),
+    st.sampled_from(["in order", "shuffled", "a missing value", "a repeated time"]),
+)
+def test_in_order_input_is_split_as_any_other(seed: int, lengths: str, layout: str) -> None:
+    """A frame in group and time order with nothing to drop skips the row gathers, and groups
+    of one length become a matrix by a reshape: the same series as the general path's."""
+    rng = np.random.default_rng(seed)
+    groups = int(rng.integers(1, 6))
+    sizes = np.full(groups, 4) if lengths == "equal lengths" else rng.integers(1, 6, groups)
+    frame = pd.DataFrame({
+        "g": np.repeat([f"g{g}" for g in range(groups)], sizes),
+        "t": pd.to_datetime("2024-01-01") + pd.to_timedelta(
+            np.concatenate([np.arange(n) for n in sizes]), unit="D"),
+        "v": rng.normal(size=int(sizes.sum())),
+    })  # fmt: skip
+    if layout == "shuffled":
+        frame = frame.sample(frac=1.0, random_state=seed % 1000).reset_index(drop=True)
+    elif layout == "a missing value":
+        frame.loc[int(rng.integers(0, len(frame))), "v"] = math.nan
+    elif layout == "a repeated time":
+        frame = pd.concat([frame, frame.iloc[[0]].assign(v=99.0)], ignore_index=True)
+    grouped = group_series(frame, ["g"], "t", "v")
+    # The general path, by hand: drop missing values, keep the last row per (group, time).
+    plain = frame.dropna(subset=["v"]).drop_duplicates(["g", "t"], keep="last")
+    plain = plain.sort_values(["g", "t"], kind="stable")
+    assert grouped.values.tolist() == plain["v"].tolist()
+    assert grouped.times.tolist() == plain["t"].tolist()
+    assert grouped.keys["g"].tolist() == sorted(plain["g"].unique())
+    codes = pd.factorize(plain["g"], sort=True)[0]
+    assert grouped.group.tolist() == codes.tolist()
+    expected = np.full((len(grouped.lengths), int(grouped.lengths.max(initial=0))), math.nan)
+    expected[codes, grouped.positions] = plain["v"].to_numpy()
+    np.testing.assert_array_equal(grouped.matrix(), expected)
+    assert not np.shares_memory(grouped.values, frame["v"].to_numpy())  # the frame's own

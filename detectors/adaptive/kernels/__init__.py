@@ -36,3 +36,19 @@ def by_rows(run: Callable[[slice], None], rows: int, cells: int) -> None:
     edges = np.linspace(0, rows, threads + 1).astype(int)
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(run, [slice(a, b) for a, b in itertools.pairwise(edges)]))
+
+
+def at_least_before(learn: BoolMatrix, least: int) -> BoolMatrix:
+    """Per cell, whether at least ``least`` cells of its row before it are ``learn``
+    (``np.cumsum(learn, axis=1) - learn >= least``, without a matrix of running counts)."""
+    from detectors.adaptive.kernels.history import learnt_before
+
+    return learnt_before(np.ascontiguousarray(learn, dtype=np.bool_), least)
+
+
+def standardised(*arrays: FloatMatrix) -> tuple[FloatMatrix, ...]:
+    """:func:`detectors.adaptive.kernels.scaled_errors.standardised` (numba loaded on first
+    use)."""
+    from detectors.adaptive.kernels.scaled_errors import standardised as kernel
+
+    return kernel(*arrays)

@@ -84,31 +84,28 @@ def smooth_rows(
     groups, steps = y.shape
     n, width = strides.shape
     most = max(1, sizes.max())
+    # One row's state, reset for each row (allocated once: ten thousand rows would otherwise
+    # allocate two hundred thousand small arrays).
+    level, pending, old_level = np.empty(n), np.empty(n), np.empty(n)
+    values, old_values = np.empty((n, width, most)), np.empty((n, width, most))
+    sums, counts = np.empty((n, width, most)), np.empty((n, width, most))
+    ratio = np.empty((n, most))
+    seen, first_slot, timer = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+    errors, run = np.empty(n, np.int64), np.empty(n, np.int64)
+    total, scale_sum, scale_weight = np.empty(n), np.empty(n), np.empty(n)
+    fit_sum, fit_weight = np.empty(n), np.empty(n)
+    burnt = np.empty(n, dtype=np.bool_)
+    phase = np.zeros(width, dtype=np.int64)
+    fits = np.zeros(n)
+    readies = np.zeros(n, dtype=np.bool_)
+    outs = np.zeros((n, 4))  # forecast, error, scale, errors seen
+    outliers = np.zeros(n, dtype=np.bool_)
     for g in range(groups):
-        level = np.full(n, np.nan)
-        values = np.zeros((n, width, most))
-        old_values = np.zeros((n, width, most))
-        sums = np.zeros((n, width, most))
-        counts = np.zeros((n, width, most))
-        ratio = np.ones((n, most))
-        seen = np.zeros(n, dtype=np.int64)
-        first_slot = np.full(n, -1, dtype=np.int64)
-        burnt = periods == 0
-        total = np.zeros(n)
-        scale_sum = np.zeros(n)
-        scale_weight = np.zeros(n)
-        fit_sum = np.zeros(n)
-        fit_weight = np.zeros(n)
-        errors = np.zeros(n, dtype=np.int64)
-        pending = np.full(n, np.nan)
-        old_level = np.full(n, np.nan)
-        timer = np.zeros(n, dtype=np.int64)
-        run = np.zeros(n, dtype=np.int64)
-        phase = np.zeros(width, dtype=np.int64)
-        fits = np.zeros(n)
-        readies = np.zeros(n, dtype=np.bool_)
-        outs = np.zeros((n, 4))  # forecast, error, scale, errors seen
-        outliers = np.zeros(n, dtype=np.bool_)
+        level[:], pending[:], old_level[:] = np.nan, np.nan, np.nan
+        values[:], old_values[:], sums[:], counts[:], ratio[:] = 0.0, 0.0, 0.0, 0.0, 1.0
+        seen[:], first_slot[:], timer[:], errors[:], run[:] = 0, -1, 0, 0, 0
+        total[:], scale_sum[:], scale_weight[:], fit_sum[:], fit_weight[:] = 0.0, 0.0, 0.0, 0.0, 0.0
+        burnt[:] = periods == 0
         for t in range(steps):
             yv, use, slot, low = y[g, t], usable[g, t], slots[g, t], floor[g, t]
             for c in range(n):
@@ -190,7 +187,7 @@ def smooth_rows(
                 if (learning and judged) or warm:
                     clipped = abs(e) if warm else min(abs(e_eff), bound)
                     if components[c] > 0:
-                        now = scale_sum[c] / max(scale_weight[c], TINY)
+                        now = overall  # (the scale's sums have not moved since)
                         seen_ratio = clipped / now if now > 0 else 1.0
                         ratio[c, phase[0]] = (
                             PHASE_MEMORY * ratio[c, phase[0]] + (1 - PHASE_MEMORY) * seen_ratio
