@@ -17,6 +17,7 @@ from detectors.adaptive import (
     persistence,
     recurrence,
     scale_choice,
+    settling,
     stuck,
     tails,
     young,
@@ -50,8 +51,7 @@ from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
 SIDES = ("both", "lower", "upper")
 POINT_SHARE = 1.0 - persistence.SHARE - stuck.SHARE
-"""The share of the false-alarm rate spent on single points (the rest: lasting changes and
-values that stopped changing)."""
+"""The false-alarm rate's share for single points (the rest: lasting changes, stale values)."""
 
 
 @dataclass(frozen=True)
@@ -324,8 +324,10 @@ class Adaptive(MatrixDetector):
         seen = np.isfinite(values)
         newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
         asked = fc.ready & (history >= self.min_history) & np.bool_(self.share_tails)
-        floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest, asked)
-        scale = np.where(np.isfinite(fc.scale), np.fmax(fc.scale, floor), fc.scale)
+        daily = self.spacing is None or self.spacing >= DAY
+        scale = settling.settled_scale(fc.scale, fc.count, fc.period, daily)
+        floor = young.pooled_floor(scale, fc.count, transforms.kinds, newest, asked)
+        scale = np.where(np.isfinite(scale), np.fmax(scale, floor), scale)
         fc = replace(fc, forecast=forecast, error=error, scale=scale)
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(fc.error == 0, 0.0, fc.error / fc.scale)
@@ -336,16 +338,14 @@ class Adaptive(MatrixDetector):
         informs = ready & learn & fc.settled & (fc.count >= tails.SETTLED) & (z != 0)
         rate = self.false_alarm_rate * POINT_SHARE
         early = ready & learn & (fc.count >= young.MIN_ERRORS) & (z != 0)
-        p, k = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
-        # A model on a handful of errors is judged beside the last two weeks' values, each
-        # test at half the rate (young_window.py).
+        p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
+        # A young model is judged beside the last two weeks' values, each at half the rate.
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
-        daily = self.spacing is None or self.spacing >= DAY
         first = young_window.young_cells(needed, fc.count, plain, daily)
         if first.any():  # (the same cells as above, so rows judged together pool the same way)
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            recent = young_window.window_test(values, learn, first, rate / 2, self.side)
+            recent = young_window.window_test(values, learn, first, rate / 2, self.side, nu)
         sums, p_lasting = persistence.lasting_change(z, ready & learn, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
