@@ -325,7 +325,7 @@ class Adaptive(MatrixDetector):
         newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
         asked = fc.ready & (history >= self.min_history) & np.bool_(self.share_tails)
         daily = self.spacing is None or self.spacing >= DAY
-        scale = settling.settled_scale(fc.scale, fc.count, fc.period, daily)
+        scale = settling.settled_scale(fc.scale, fc.count, fc.period, periods if daily else ())
         floor = young.pooled_floor(scale, fc.count, transforms.kinds, newest, asked)
         scale = np.where(np.isfinite(scale), np.fmax(scale, floor), scale)
         fc = replace(fc, forecast=forecast, error=error, scale=scale)

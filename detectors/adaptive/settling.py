@@ -40,7 +40,7 @@ def factors(period: int) -> NDArray[np.float64]:
 
     >>> weekly = factors(7)
     >>> [round(float(weekly[c]), 3) for c in (3, 14, 30, 60, 4096)]
-    [1.0, 0.949, 0.931, 0.956, 1.0]
+    [1.0, 0.927, 0.927, 0.949, 1.0]
     """
     level = SETTINGS.level_rate / (2.0 - SETTINGS.level_rate)
     learns = SETTINGS.season_rate * (1.0 - SETTINGS.level_rate)
@@ -62,20 +62,21 @@ def factors(period: int) -> NDArray[np.float64]:
 
 
 def settled_scale(
-    scale: FloatMatrix, count: NDArray[np.int64], period: NDArray[np.int64], daily: bool
+    scale: FloatMatrix,
+    count: NDArray[np.int64],
+    period: NDArray[np.int64],
+    cycles: tuple[int, ...],
 ) -> FloatMatrix:
-    """``scale`` per cell for the error now: cells forecast by a seasonal model (``period`` >
-    0) of points a day or more apart (``daily``) multiplied by :func:`factors`; the rest as
-    they are.
+    """``scale`` per cell for the error now: cells forecast by a seasonal model whose cycle
+    (``period``) is one of ``cycles`` (the candidates of points a day or more apart; none for
+    sub-daily points) multiplied by :func:`factors`; the rest as they are.
 
-    >>> settled_scale(np.array([[2.0, 2.0]]), np.array([[30, 30]]), np.array([[7, 0]]), True)
-    array([[1.86233171, 2.        ]])
+    >>> settled_scale(np.array([[2.0, 2.0]]), np.array([[30, 30]]), np.array([[7, 0]]), (7,))
+    array([[1.85401328, 2.        ]])
     """
-    if not daily:
-        return scale
     out = scale
-    for p in np.unique(period[period > 0]).tolist():
-        at = period == p
-        table = factors(int(p))
-        out = np.where(at, scale * table[np.minimum(count, LONGEST)], out)
+    # A newest-point check passes the whole history: a few passes per cycle, no more.
+    for cycle in [c for c in cycles if c > 0]:
+        at = period == cycle
+        out = np.where(at, scale * factors(cycle).take(count, mode="clip"), out)
     return out

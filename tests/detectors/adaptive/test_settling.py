@@ -29,7 +29,7 @@ def test_only_seasonal_daily_cells_change_and_never_by_more_than_their_factor(
     count: int, scale: float, period: int
 ) -> None:
     cells = (np.array([[scale]]), np.array([[count]]), np.array([[period]]))
-    daily, hourly = settled_scale(*cells, True)[0, 0], settled_scale(*cells, False)[0, 0]
+    daily, hourly = settled_scale(*cells, (period,))[0, 0], settled_scale(*cells, ())[0, 0]
     assert hourly == scale
     if period == 0:
         assert daily == scale
