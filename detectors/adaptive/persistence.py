@@ -28,19 +28,15 @@ BoolMatrix = NDArray[np.bool_]
 
 SCALE = 0.175
 DECAY = 1.05
-SHARE = 0.1
-"""The share of the false-alarm rate spent on lasting changes. A tenth, not the fifth it was:
-the one-step errors of a forecast that follows its level have almost no slow component, so on
-clean series without one (normal noise, counts, t(3) noise; ``bench/calibration.py``) the
-CUSUM raised 0.002-0.06 of the rate, and only on a wandering mean its whole fifth; the share
-it left unspent kept single points at 0.75 of the rate."""
+SHARE = 0.2
+"""The share of the false-alarm rate spent on lasting changes."""
 
 
 def threshold(rate: float) -> float:
     """The sum that fires at ``rate`` false alarms per point and side.
 
     >>> round(threshold(0.001 * SHARE / 2), 2)
-    7.77
+    7.1
     """
     return math.log(SCALE / rate) / DECAY
 
