@@ -325,7 +325,8 @@ class Adaptive(MatrixDetector):
         newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
         asked = fc.ready & (history >= self.min_history) & np.bool_(self.share_tails)
         daily = self.spacing is None or self.spacing >= DAY
-        scale = settling.settled_scale(fc.scale, fc.count, fc.period, periods if daily else ())
+        cycles = settling.cycles(periods, daily, len(x), self.share_tails)
+        scale = settling.settled_scale(fc.scale, fc.count, fc.period, cycles)
         floor = young.pooled_floor(scale, fc.count, transforms.kinds, newest, asked)
         scale = np.where(np.isfinite(scale), np.fmax(scale, floor), scale)
         fc = replace(fc, forecast=forecast, error=error, scale=scale)
@@ -339,9 +340,8 @@ class Adaptive(MatrixDetector):
         rate = self.false_alarm_rate * POINT_SHARE
         early = ready & learn & (fc.count >= young.MIN_ERRORS) & (z != 0)
         p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
-        # A young model is judged beside the last two weeks' values, each at half the rate.
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
-        first = young_window.young_cells(needed, fc.count, plain, daily)
+        first = young_window.young_cells(needed, fc.count, plain, daily)  # judged twice, at r/2
         if first.any():  # (the same cells as above, so rows judged together pool the same way)
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
