@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from detectors import Adaptive
-from detectors.adaptive.settling import LONGEST, factors, settled_scale
+from detectors.adaptive.settling import LONGEST, cycles, factors, settled_scale
 
 
 @pytest.mark.parametrize("period", [7, 12, 24])
@@ -50,3 +50,15 @@ def test_weekly_counts_in_their_second_month_raise_false_alerts_near_the_rate() 
     codes = detector.evaluate_matrix(values, np.full(600, 60), np.full(600, 6)).codes[:, 30:]
     share = (codes == 1).sum() / np.isin(codes, (0, 1)).sum()
     assert 0.005 <= share <= 0.02, share
+
+
+@pytest.mark.parametrize(
+    ("daily", "rows", "share_tails", "settled"),
+    [(True, 50, True, True), (True, 1, True, False), (True, 20, True, False),
+     (True, 50, False, False), (False, 50, True, False)],
+)  # fmt: skip
+def test_only_daily_series_judged_together_get_the_settled_scale(
+    daily: bool, rows: int, share_tails: bool, settled: bool
+) -> None:
+    # A series judged alone keeps its running scale (the daily benchmark's quiet end).
+    assert cycles((7,), daily, rows, share_tails) == ((7,) if settled else ())
