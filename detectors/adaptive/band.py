@@ -21,18 +21,20 @@ def point_test(
     rate: float,
     side: str,
     share_tails: bool,
-) -> tuple[FloatMatrix, FloatMatrix]:
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """p-values and band half-widths (in scales) of the ``needed`` cells for single points
     flagged at ``rate`` (both sides together unless ``side`` is one of them), each judged with
     the tails its row's earlier ``informs`` errors (and, ``share_tails``, the other rows')
     make likely; cells with ``pooling.PREDICTIVE_ROWS`` peers or more (``share_tails``) are
     judged with the posterior predictive of their ``informs_early`` errors under the prior
-    pooled across rows."""
+    pooled across rows; and for those cells the tail heaviness that predictive makes most
+    likely (its median ``nu``; NaN elsewhere), which the young window borrows."""
     limit, decay = SETTINGS.limit, SETTINGS.decay
     p = np.full(z.shape, np.nan)
     k = np.full(z.shape, np.nan)
+    heaviness = np.full(z.shape, np.nan)
     if not needed.any():
-        return p, k
+        return p, k, heaviness
     cells = np.nonzero(needed)
     count = fc.count[cells]
     pooled = (pooling.peers(cells) >= pooling.PREDICTIVE_ROWS) & np.bool_(share_tails)
@@ -58,9 +60,10 @@ def point_test(
         weights = pooling.predictive_weights(early, some)
         pc[pooled] = tails.mixture_tail(a[pooled], weights, count[pooled], limit, decay)
         kc[pooled] = tails.mixture_quantile(one_side, weights, count[pooled], limit, decay)
+        heaviness[some] = np.array(tails.NU)[tails.plug_in(weights)]
     p[cells] = np.minimum(2.0 * pc, 1.0) if side == "both" else np.where(toward >= 0, pc, 1 - pc)
     k[cells] = kc
-    return p, k
+    return p, k, heaviness
 
 
 def value_band(

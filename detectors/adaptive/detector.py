@@ -17,6 +17,7 @@ from detectors.adaptive import (
     persistence,
     recurrence,
     scale_choice,
+    settling,
     stuck,
     tails,
     young,
@@ -51,8 +52,7 @@ from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
 SIDES = ("both", "lower", "upper")
 POINT_SHARE = 1.0 - persistence.SHARE - stuck.SHARE
-"""The share of the false-alarm rate spent on single points (the rest: lasting changes and
-values that stopped changing)."""
+"""The false-alarm rate's share for single points (the rest: lasting changes, stale values)."""
 
 
 @dataclass(frozen=True)
@@ -322,10 +322,13 @@ class Adaptive(MatrixDetector):
         seen = np.isfinite(values)
         newest = np.where(seen.any(axis=1), steps - 1 - np.argmax(seen[:, ::-1], axis=1), 0)
         asked = aged & np.bool_(self.share_tails)
-        floor = young.pooled_floor(fc.scale, fc.count, transforms.kinds, newest, asked)
+        daily = self.spacing is None or self.spacing >= DAY
+        cycles = settling.cycles(periods, daily, len(x), self.share_tails)
+        scale = settling.settled_scale(fc.scale, fc.count, fc.period, cycles)
+        floor = young.pooled_floor(scale, fc.count, transforms.kinds, newest, asked)
         # A count forecast below zero (a night the seasons overshoot) expects zero, not less;
         # a young row's scale is floored by its peers' (kernels/scaled_errors.py).
-        *fields, z = standardised(y, fc.forecast, fc.error, fc.scale, transforms.floor(), floor)
+        *fields, z = standardised(y, fc.forecast, fc.error, scale, transforms.floor(), floor)
         fc = replace(fc, forecast=fields[0], error=fields[1], scale=fields[2])
         ready = aged & ~np.isnan(x) & (calendar.elapsed(slots, learn) >= self.needed_cycle(periods))
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
@@ -334,16 +337,13 @@ class Adaptive(MatrixDetector):
         informs = moved & fc.settled & (fc.count >= tails.SETTLED)
         rate = self.false_alarm_rate * POINT_SHARE
         early = moved & (fc.count >= young.MIN_ERRORS)
-        p, k = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
-        # A model on a handful of errors is judged beside the last two weeks' values, each
-        # test at half the rate (young_window.py).
+        p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
-        daily = self.spacing is None or self.spacing >= DAY
-        first = young_window.young_cells(needed, fc.count, plain, daily)
+        first = young_window.young_cells(needed, fc.count, plain, daily)  # judged twice, at r/2
         if first.any():  # (the same cells as above, so rows judged together pool the same way)
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            recent = young_window.window_test(values, learn, first, rate / 2, self.side)
+            recent = young_window.window_test(values, learn, first, rate / 2, self.side, nu)
         sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),

@@ -37,12 +37,18 @@ freedom), what a young model is judged with before its own errors inform."""
 
 
 def window_test(
-    values: FloatMatrix, learn: BoolMatrix, cells: BoolMatrix, rate: float, side: str
+    values: FloatMatrix,
+    learn: BoolMatrix,
+    cells: BoolMatrix,
+    rate: float,
+    side: str,
+    nu: FloatMatrix | None = None,
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """Per ``cells`` cell: the window's band at ``rate`` (``side``: ``"both"`` splits it over
     two sides, ``"lower"``/``"upper"`` leave the other side open) and the value's p-value under
     the window's predictive (NaN band and p-value 1 where the window has fewer than
-    ``MIN_SEEN`` learnt values or does not vary).
+    ``MIN_SEEN`` learnt values or does not vary). ``nu``: per cell, the values' tail
+    heaviness where the rows judged together have told it (NaN, or no ``nu``: ``PRIOR_NU``).
 
     >>> x = np.array([[10.0, 12, 11, 9, 12, 11, 10, 12, 11, 10, 30]])
     >>> cells = np.zeros(x.shape, bool); cells[0, 9:] = True
@@ -62,7 +68,9 @@ def window_test(
         spread = sd * np.sqrt(1.0 + 1.0 / n)
         # Tails as heavy as the model's prior gives a young series' errors, combined with the
         # sample's size as ``tails`` combines them (normal tails: t(3) noise 2.7x the rate).
-        df = 1.0 / (1.0 / PRIOR_NU + 1.0 / np.maximum(n - 1.0, 1.0))
+        heavy = PRIOR_NU if nu is None else np.where(np.isnan(nu[rows, cols]), PRIOR_NU,
+                                                     nu[rows, cols])  # fmt: skip
+        df = 1.0 / (1.0 / heavy + 1.0 / np.maximum(n - 1.0, 1.0))
         t = (values[rows, cols] - mean) / spread
         upper_tail, lower_tail = stdtr(df, -t), stdtr(df, t)
         both = side == "both"

@@ -151,3 +151,16 @@ def test_no_row_learns_from_itself() -> None:
 def test_share_tails_must_be_a_boolean(value: object) -> None:
     with pytest.raises(InvalidParameterError, match="share_tails"):
         Adaptive(share_tails=value)  # type: ignore[arg-type]
+
+
+def test_the_predictive_prior_reaches_where_many_plain_em_steps_go() -> None:
+    # 300 rows of a few light-tailed errors each (each row barely leans to normal tails):
+    # thirty plain EM steps leave a third of the weight on nu <= 20; SQUAREM gets there.
+    rng = np.random.default_rng(4)
+    lean = -0.02 * (len(tails.NU) - 1 - np.arange(len(tails.NU)))[:, None]
+    log_lik = lean + rng.normal(0, 0.1, (len(tails.NU), 300))
+    cells = (np.arange(300), np.full(300, 9))
+    far = pooling.pooled_posterior(log_lik.copy(), cells, 1.0, 1.0, 3000)[0].mean(axis=1)
+    plain = pooling.pooled_posterior(log_lik.copy(), cells, 1.0, 1.0, 30)[0].mean(axis=1)
+    fast = pooling.predictive_weights(log_lik.copy(), cells).mean(axis=1)
+    assert np.abs(plain - far).max() > 0.2 and np.abs(fast - far).max() < 0.01

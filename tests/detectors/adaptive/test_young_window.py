@@ -68,3 +68,18 @@ def test_two_tests_at_half_the_rate_keep_normal_noise_within_the_rate(rate: floa
     judged = np.isin(codes, (OK, ANOMALY))
     assert judged.sum() > 40_000
     assert (codes == ANOMALY).sum() / judged.sum() <= 2 * rate
+
+
+@pytest.mark.parametrize(("nu", "wider"), [(np.inf, False), (3.0, True)])
+def test_tails_the_rows_judged_together_have_told_set_the_window_band(
+    nu: float, wider: bool
+) -> None:
+    x = young_counts(3)[None, :]
+    cells = np.zeros(x.shape, bool)
+    cells[0, 10:] = True
+    prior = window_test(x, np.ones(x.shape, bool), cells, 1e-3, "both")
+    told = window_test(x, np.ones(x.shape, bool), cells, 1e-3, "both", np.full(x.shape, nu))
+    unknown = window_test(x, np.ones(x.shape, bool), cells, 1e-3, "both", np.full(x.shape, np.nan))
+    width = [(high - low)[cells] for low, high, _ in (prior, told, unknown)]
+    np.testing.assert_array_equal(width[2], width[0])  # NaN: the prior's tails
+    assert ((width[1] > width[0]) == wider).all() and (width[1] != width[0]).all()
