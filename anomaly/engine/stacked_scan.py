@@ -43,7 +43,9 @@ SMALL_INPUT = 8 << 20
 """Ungrouped inputs Spark estimates under this many bytes are stacked at any width (`wide_limit`).
 At 30 columns (loaded 2-core machine, one run each): 360 KB (1,500 rows) stacked 1.7-1.9 s,
 wide 5.9-12.6 s; 7 MB (50,000 rows) 12.2 s both; 63 MB (500,000 rows) stacked 90 s, wide 86 s.
-A day of the monitors demo (1,500 rows of a 4.8 MB file), four days side by side: 30.0 -> 6.6 s.
+A day of the monitors demo (1,500 rows of a 4.8 MB file), days side by side: 2.2-3.7 -> 0.8-1.4 s
+(six days: 17.6 -> 6.5 s, 2.7x, ``bench/small_input_layout.py``; 30.0 -> 6.6 s at load 10); the
+whole demo 78 -> 61-70 s, the same metrics (the KLL quantiles vary from run to run, as before).
 Grouped, stacking multiplies the keys by the slots (the demo's backfill: 46 days x 30 slots): past
 128 keys Spark's object hash aggregate falls back to sorting, and stacked took 12.3 s, wide 7.3."""
 HLL_LG_K = 12
