@@ -8,7 +8,9 @@ columns' aggregates outgrew what the JVM compiles and cost several times more pe
 50 (``bench/monitors.py`` measures both). Beyond `PASS_SLOTS` slots, the slots are split into
 passes of at most that many, one aggregation each: the plan and the driver's memory stay bounded
 (10,000 columns in one aggregation ran the JVM out of memory after 6 minutes), and each pass
-reads only its own columns.
+reads only its own columns. An ungrouped input Spark estimates as small (`SMALL_INPUT`) is
+stacked at any width: a wide row's code is generated again in every task, which costs more than
+stacking its few rows.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from anomaly.analyzers.slot import TOP_VALUES, Slot, SlotAnalyzer, SlotValues
 from anomaly.engine.shared_scan import Outcome, group_column
 from anomaly.errors import job_error_message
 from anomaly.metrics import group_key
-from anomaly.spark import WIDE_CONF, raise_if_unavailable, runtime_conf
+from anomaly.spark import WIDE_CONF, is_connect, raise_if_unavailable, runtime_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -37,6 +39,15 @@ PASS_SLOTS = 200
 CHUNK = 1
 """Slots per stacked row beyond `WIDE_SLOTS`: in ``bench/monitors.py``'s trials at 200 columns,
 one slot per row beat 10, 25 and 50 (2x), and one wide row (4x)."""
+SMALL_INPUT = 8 << 20
+"""Ungrouped inputs Spark estimates under this many bytes are stacked at any width (`wide_limit`).
+At 30 columns (loaded 2-core machine, one run each): 360 KB (1,500 rows) stacked 1.7-1.9 s,
+wide 5.9-12.6 s; 7 MB (50,000 rows) 12.2 s both; 63 MB (500,000 rows) stacked 90 s, wide 86 s.
+A day of the monitors demo (1,500 rows of a 4.8 MB file), days side by side: 2.2-3.7 -> 0.8-1.4 s
+(six days: 17.6 -> 6.5 s, 2.7x, ``bench/small_input_layout.py``; 30.0 -> 6.6 s at load 10); the
+whole demo 78 -> 61-70 s, the same metrics (the KLL quantiles vary from run to run, as before).
+Grouped, stacking multiplies the keys by the slots (the demo's backfill: 46 days x 30 slots): past
+128 keys Spark's object hash aggregate falls back to sorting, and stacked took 12.3 s, wide 7.3."""
 HLL_LG_K = 12
 """Sketch size of the distinct counts, as `ApproxCountDistinct` (1.6% error)."""
 TRACKED = 1000
@@ -85,13 +96,16 @@ def stacked_scan(
     analyzers: Sequence[SlotAnalyzer[Any]],
     groups: Sequence[str],
     chunk: int = CHUNK,
-    wide: int = WIDE_SLOTS,
+    wide: int | None = None,
     per_pass: int = PASS_SLOTS,
 ) -> Outcome:
     """States of all `analyzers` from one aggregation per `per_pass` of them (one row of up to
-    `wide` slots, else `chunk` slots per stacked row); when a job fails, the failing analyzers
-    are found by halving (their errors become failed metrics). A JVM that ran out of memory or
-    died raises `SparkUnavailableError` at once: halving would only wait on it."""
+    `wide` slots, default `wide_limit`, else `chunk` slots per stacked row); when a job fails,
+    the failing analyzers are found by halving (their errors become failed metrics). A JVM that
+    ran out of memory or died raises `SparkUnavailableError` at once: halving would only wait on
+    it."""
+    if wide is None:
+        wide = wide_limit(df, groups)
     if len(analyzers) > per_pass:
         outcome: Outcome = {}
         for start in range(0, len(analyzers), per_pass):
@@ -111,6 +125,24 @@ def stacked_scan(
         **stacked_scan(df, analyzers[:middle], groups, chunk, wide, per_pass),
         **stacked_scan(df, analyzers[middle:], groups, chunk, wide, per_pass),
     }
+
+
+def wide_limit(df: DataFrame, groups: Sequence[str] = ()) -> int:
+    """`WIDE_SLOTS`, or 0 (every slot stacked) for an input Spark estimates under `SMALL_INPUT`
+    when it has no `groups`.
+
+    The estimate is the optimizer's, known before any job (the files' size for a file source,
+    before filters); a Spark Connect client cannot see it and keeps `WIDE_SLOTS`.
+    """
+    if groups or is_connect(df.sparkSession):
+        return WIDE_SLOTS
+    try:
+        stats = df._jdf.queryExecution().optimizedPlan().stats()
+        estimate = int(stats.sizeInBytes())  # a Scala BigInt, an int in Python
+    except Exception as error:  # a JVM gone is said at once; any other problem, by the job
+        raise_if_unavailable(error, "estimating the input's size")
+        return WIDE_SLOTS
+    return 0 if estimate < SMALL_INPUT else WIDE_SLOTS
 
 
 def _aggregate(

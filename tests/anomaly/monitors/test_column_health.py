@@ -13,7 +13,7 @@ from pyspark.sql import functions as F
 
 from anomaly import AnalysisRunner
 from anomaly.analyzers import Mean, Size, Timeliness
-from anomaly.engine.stacked_scan import stacked_scan
+from anomaly.engine.stacked_scan import WIDE_SLOTS, stacked_scan
 from anomaly.monitors import ColumnHealth
 from tests.anomaly.engine.test_runner_passes import count_jobs
 
@@ -36,12 +36,10 @@ def frame(spark: SparkSession) -> DataFrame:
     return spark.createDataFrame(ROWS, SCHEMA).cache()
 
 
-def health(
-    df: DataFrame, chunk: int | None = None, groups: tuple[str, ...] = ()
-) -> dict[Any, Any]:
-    """One wide row (the default for few columns), or stacked rows of `chunk` slots."""
+def health(df: DataFrame, chunk: int | None = None, groups: tuple[str, ...] = ()) -> dict[Any, Any]:
+    """One wide row (as for few columns of a large input), or stacked rows of `chunk` slots."""
     analyzers = [ColumnHealth(c) for c in COLUMNS]
-    stacked = {} if chunk is None else {"chunk": chunk, "wide": 0}
+    stacked = {"wide": WIDE_SLOTS} if chunk is None else {"chunk": chunk, "wide": 0}
     outcome = stacked_scan(df, analyzers, groups, **stacked)
     return {
         (a.column, g): a.metric(s).value for (a, g), s in outcome.items() if not isinstance(s, str)
