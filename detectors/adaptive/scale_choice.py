@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.signal import lfilter
 
+from detectors.adaptive.kernels.decay import decayed_sums
 from detectors.adaptive.kernels.smoothing import FIT_CLIP
 from detectors.adaptive.transform import Transform, Transforms
 
@@ -88,7 +88,7 @@ def prefer_identity(on_log: FloatMatrix, on_identity: FloatMatrix, wide: BoolMat
     """
     # Bounded per point, so one extreme value (a 1e300 sentinel) cannot decide for months.
     gain = np.clip(np.nan_to_num(on_identity - on_log), -FIT_CLIP, FIT_CLIP)
-    evidence = lfilter([1.0], [1.0, -MEMORY], gain, axis=1)
+    evidence = decayed_sums(np.ascontiguousarray(gain, dtype=np.float64), MEMORY)
     before = np.zeros(gain.shape)
     before[:, 1:] = evidence[:, :-1]
     return (before > 0) & wide

@@ -15,10 +15,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.lib.stride_tricks import sliding_window_view
-from scipy import special
+from scipy import signal, special
 
 from detectors.adaptive import persistence, recurrence, stuck, tails
 from detectors.adaptive.kernels import at_least_before, standardised
+from detectors.adaptive.kernels.decay import decayed_sums
 from detectors.adaptive.kernels.extremes import extremes_through
 from detectors.adaptive.kernels.peer_floor import faded_floor
 from detectors.adaptive.kernels.quantiles import positive_quantiles
@@ -206,3 +207,14 @@ def test_compiled_errors_and_history_equal_the_numpy_expressions(
         assert equal(found, plain)
     least = int(rng.integers(0, 8))
     assert equal(at_least_before(learn, least), np.cumsum(learn, axis=1) - learn >= least)
+
+
+@LAWS
+@given(
+    st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(1, 60), st.sampled_from([0.9, 0.98])
+)
+def test_decayed_sums_equal_scipys_filter(seed: int, rows: int, steps: int, memory: float) -> None:
+    # The evidence for a scale (scale_choice.py) was lfilter's: the kernel gives the same bits.
+    gain = np.random.default_rng(seed).normal(0, 5, (rows, steps)).clip(-20, 20)
+    expected = signal.lfilter([1.0], [1.0, -memory], gain, axis=1)
+    assert equal(decayed_sums(gain, memory), expected)
