@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from detectors.adaptive import pooling
+from detectors.adaptive.kernels.decay import decayed_sums
 from detectors.adaptive.smoother import SETTINGS
 
 FloatMatrix = NDArray[np.float64]
@@ -52,13 +53,10 @@ def factors(period: int) -> NDArray[np.float64]:
         v[k] = (1.0 - learns) ** 2 * v[k - 1] + learns**2
     errors = np.arange(LONGEST + 1)
     f = np.sqrt(1.0 + v[errors // period] + level)
-    decay = SETTINGS.decay
-    weighed, weights = np.zeros(LONGEST + 1), np.zeros(LONGEST + 1)
-    for c in range(1, LONGEST + 1):  # the running mean of f over errors 0 .. c - 1
-        weighed[c] = decay * weighed[c - 1] + f[c - 1]
-        weights[c] = decay * weights[c - 1] + 1.0
+    # The running mean of f over errors 0 .. c - 1, weighed as the smoother weighs them.
+    weighed, weights = decayed_sums(np.vstack([f[:-1], np.ones(LONGEST)]), SETTINGS.decay)
     out = np.ones(LONGEST + 1)
-    out[1:] = f[1:] / (weighed[1:] / weights[1:])
+    out[1:] = f[1:] / (weighed / weights)
     return out
 
 
