@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import fast_lane
+from tests.class_archive import archive_options
 from tests.test_docs import collect_page, doc_folder, doc_page, doc_page_of
 
 if TYPE_CHECKING:
@@ -24,8 +26,19 @@ __all__ = [
     "doc_page",
     "pytest_collect_file",
     "pytest_collection_modifyitems",
+    "pytest_configure",
+    "pytest_report_header",
     "spark",
 ]
+
+settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+"""A law holds or not whatever the machine's load: the suite runs two workers beside child JVMs
+on 2 cores, where Hypothesis' timing checks (a 200 ms deadline per example, slow generation)
+failed laws that held. Every other setting is Hypothesis' default, and ``print_blob`` prints
+the line that reproduces a failure."""
 
 
 @pytest.fixture(scope="session")
@@ -65,8 +78,30 @@ def session_conf() -> dict[str, str]:
 
 
 JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-"""The test JVMs' options (`session_conf`); a test's subprocess JVM gets them through
-``tests/conftest.py``'s ``CHILD_JVM_ENV``."""
+"""The test JVMs' options (`session_conf`); a test's subprocess JVM gets them through the
+environment (`pytest_configure`)."""
+ARCHIVE_HEADER = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every JVM the tests start, in this process or a child, runs with `JVM` and maps the class
+    archive (tests/class_archive.py), through the environment spark-submit reads.
+
+    ``SPARK_SUBMIT_OPTS`` goes to Spark's JVM, ``SPARK_LAUNCHER_OPTS`` to the small JVM that
+    builds its command line: a one-shot ``anomaly scan`` 22-23 -> 16 CPU s with `JVM`. xdist's
+    workers inherit the controller's environment, so only the controller writes the archive.
+    """
+    if hasattr(config, "workerinput"):
+        return
+    archive, header = archive_options(JVM)
+    config.stash[ARCHIVE_HEADER] = header
+    os.environ.setdefault("SPARK_SUBMIT_OPTS", f"{JVM} {archive}".strip())  # a developer's own
+    os.environ.setdefault("SPARK_LAUNCHER_OPTS", JVM)  # options win
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Whether this run's JVMs share the class archive, and whether it was written now."""
+    return config.stash.get(ARCHIVE_HEADER, None)
 
 
 pytest_collect_file = collect_page

@@ -6,15 +6,16 @@ is in the top-level conftest.py: the documentation's examples share it.)
 must meet. ``postgres_location`` gives a test (or a wider-scoped fixture) a schema of its own.
 
 Every Spark a test starts in another process (``anomaly serve``, a scan, a script) runs its JVM
-as the session's does (`conftest.session_conf`): C1 only, serial collector. Set here through
-the environment spark-submit reads, so that children inherit it.
+as the session's does (`conftest.session_conf`): C1 only, serial collector, the class archive.
+The top-level conftest.py sets them in the environment spark-submit reads, so that children
+inherit them.
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -23,13 +24,29 @@ from conftest import JVM
 from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster, find_bindir
 
 BACKENDS = ("duckdb", "postgresql")
-CHILD_JVM_ENV = {"SPARK_SUBMIT_OPTS": JVM, "SPARK_LAUNCHER_OPTS": JVM}
-"""spark-submit adds ``SPARK_SUBMIT_OPTS`` to Spark's JVM, ``SPARK_LAUNCHER_OPTS`` to the small
-JVM that builds its command line: every JVM a test's child process starts runs with the test
-session's options (`conftest.JVM`: a one-shot ``anomaly scan`` 22-23 -> 16 CPU s). A test that
-gives a child an environment of its own adds these."""
-for _name, _value in CHILD_JVM_ENV.items():
-    os.environ.setdefault(_name, _value)  # a developer's own options win
+
+
+class _ChildJvmEnvironment(Mapping[str, str]):
+    """The JVM options of this run (`conftest.pytest_configure` sets them), read when used: this
+    module is imported before they are set."""
+
+    names = ("SPARK_SUBMIT_OPTS", "SPARK_LAUNCHER_OPTS")
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self.names:
+            raise KeyError(name)
+        return os.environ.get(name, JVM)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+CHILD_JVM_ENV: Mapping[str, str] = _ChildJvmEnvironment()
+"""What a test that gives a child process an environment of its own adds to it, so that the
+child's JVMs run as every other test JVM does."""
 
 
 @pytest.fixture(scope="session")
