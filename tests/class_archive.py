@@ -11,7 +11,8 @@ session's start and first query took 10.5-11.2 s without the archive and 6.2-6.3
 checkout, named after everything that must match for the JVM to use it) by running a small
 analysis in a child process, and returns the JVM options that use it. A JVM whose class path
 differs (Spark Connect's server, a session with extra jars) ignores the archive;
-``-Xlog:disable`` keeps the JVM's note about that out of the output tests read. Set ``ANOMALY_TEST_CLASS_ARCHIVE=0`` to turn it off.
+``-Xlog:disable`` keeps the JVM's note about that out of the output tests read. Set
+``ANOMALY_TEST_CLASS_ARCHIVE=0`` to turn it off.
 """
 
 from __future__ import annotations
