@@ -17,12 +17,12 @@ differs (Spark Connect's server, a session with extra jars) ignores the archive;
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 SWITCH = "ANOMALY_TEST_CLASS_ARCHIVE"
@@ -53,28 +53,35 @@ grouped, so that the classes of reading, aggregating, code generation and Arrow 
 
 
 def archive_options(jvm_options: str) -> tuple[str, str]:
-    """JVM options that use the archive (written first if missing), and a line for the test
-    report's header saying what happened.
+    """JVM options that use the archive, and a line for the test report's header saying whether
+    it exists.
 
-    Returns no options when it is switched off or cannot be written: tests then start JVMs as
-    before.
+    A missing archive is written in the background: the run does not wait for it, and the JVMs
+    it starts before the archive is complete start as they would without one (a JVM maps the
+    archive whole or not at all). Returns no options when switched off or when writing it
+    failed on this machine before.
     """
     if os.environ.get(SWITCH, "1") == "0":
         return "", f"spark class archive: off ({SWITCH}=0)"
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "anomaly-tests")
     archive = cache / f"spark-{_fingerprint(jvm_options)}.jsa"
+    failed = archive.with_suffix(".failed")
+    if failed.exists():
+        return "", f"spark class archive: off ({failed.read_text().strip()}; see {failed})"
     use = f"-XX:SharedArchiveFile={archive} {QUIET}"
     if archive.exists():
         return use, f"spark class archive: {archive}"
-    started = time.monotonic()
-    written = _write(archive, jvm_options)
-    if written is not None:
-        return "", f"spark class archive: off ({written})"
-    seconds = time.monotonic() - started
-    return use, f"spark class archive: {archive} (written in {seconds:.0f} s)"
+    writer = subprocess.Popen(
+        [sys.executable, __file__, str(archive), jvm_options],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # a run that ends first (or a Ctrl-C) does not cut it short
+    )
+    return use, f"spark class archive: {archive} (being written by process {writer.pid})"
 
 
-def _write(archive: Path, jvm_options: str) -> str | None:
+def write(archive: Path, jvm_options: str) -> str | None:
     """Run the workload in a JVM that archives its classes at exit; the reason if it failed."""
     try:
         archive.parent.mkdir(parents=True, exist_ok=True)
@@ -119,3 +126,11 @@ def _fingerprint(jvm_options: str) -> str:
 
 def _mtime(path: Path) -> int:
     return path.stat().st_mtime_ns if path.exists() else 0
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1])
+    reason = write(target, sys.argv[2])
+    if reason is not None:  # said once, in the header of every later run, not retried each run
+        with contextlib.suppress(OSError):
+            target.with_suffix(".failed").write_text(reason + "\n")

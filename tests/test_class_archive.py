@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -24,6 +26,12 @@ def test_a_spark_jvm_maps_the_class_archive() -> None:
     options = os.environ.get("SPARK_SUBMIT_OPTS", "")
     if "-XX:SharedArchiveFile=" not in options:
         pytest.skip(f"this run's JVMs share no class archive (SPARK_SUBMIT_OPTS={options!r})")
+    archive = Path(options.split("-XX:SharedArchiveFile=")[1].split()[0])
+    waited = 0.0
+    while not archive.exists() and waited < 300:  # a fresh machine's archive is being written
+        assert not archive.with_suffix(".failed").exists(), archive.with_suffix(".failed")
+        time.sleep(1)
+        waited += 1
     env = {**os.environ, "SPARK_SUBMIT_OPTS": f"{options} -Xshare:on"}
     done = subprocess.run(
         [sys.executable, "-c", START], env=env, capture_output=True, text=True, timeout=300
