@@ -25,13 +25,18 @@ from the 7th point, the ratio measured on the first 30 points and on the points 
     python3 bench/calibration.py            # writes bench/results/calibration.json
     python3 bench/calibration.py --short    # only the short histories, writes nothing
     python3 bench/calibration.py --short --series 1000 --rates 0.01,0.001   # a quick look
+    python3 bench/calibration.py --short --families "row counts,t(3)" --json out.json
 
 At 0.0001 the first 30 points of 4,000 series hold about 96,000 checks: about 10 false alerts
-are expected, so a ratio there moves by 0.1 per alert; the second table gives the counts.
+are expected, so a ratio there moves by 0.1 per alert. The second table gives the counts and
+each ratio's exact 95% Poisson interval (a false alert per check is rare, so the count is
+Poisson), and a verdict: within 2x (the interval inside 0.5-2), outside (the interval wholly
+outside it) or open (the interval reaches across a limit: more series would tell).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -40,6 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from common import print_table, write_results  # puts the repository root first on sys.path
+from scipy.stats import chi2
 
 from detectors import Adaptive
 
@@ -157,6 +163,25 @@ def measure_short(
     return found
 
 
+def ratio_interval(alerts: int, expected: float, level: float = 0.95) -> tuple[float, float]:
+    """Exact (Garwood) interval of a Poisson count's mean, divided by ``expected``.
+
+    >>> [round(x, 2) for x in ratio_interval(20, 20.0)]
+    [0.61, 1.54]
+    """
+    tail = (1.0 - level) / 2.0
+    low = chi2.ppf(tail, 2 * alerts) / 2.0 if alerts > 0 else 0.0
+    return float(low) / expected, float(chi2.ppf(1.0 - tail, 2 * alerts + 2) / 2.0) / expected
+
+
+def verdict(alerts: int, expected: float) -> str:
+    """``within`` 2x, ``outside`` it, or ``open``, by the count's 95% interval."""
+    low, high = ratio_interval(alerts, expected)
+    if low >= 0.5 and high <= 2.0:
+        return "within"
+    return "outside" if high < 0.5 or low > 2.0 else "open"
+
+
 def measure(name: str, make: Family, freq: str, seed: int, share: bool) -> dict[str, Any]:
     """False-alert shares of one family, one run of the detector per rate."""
     points = DAYS if freq == "D" else 28 * 24
@@ -200,23 +225,34 @@ def main() -> None:
     if rows:
         print_table(headers, rows)
     short, short_rows, counts = {}, [], []
+    wanted = option("--families", "").split(",")
     for name, make in SHORT_FAMILIES.items():
+        if not any(part and part in name for part in wanted) and wanted != [""]:
+            continue
         short[name] = found = measure_short(name, make, 2029, series, rates)
         cells = [found[part]["ratio"][str(r)] for part in ("early", "late") for r in rates]
         ok = "yes" if all(0.5 <= x <= 2.0 for x in cells) else "no"
         short_rows.append([name, f"{found['early']['checks']:,}", f"{found['late']['checks']:,}",
                            *(f"{x:.2f}" for x in cells), ok])  # fmt: skip
-        counts.append([name, *(f"{found[part]['alerts'][str(r)]} ({found[part]['checks'] * r:.0f})"
-                               for part in ("early", "late") for r in rates)])  # fmt: skip
+        for part in ("early", "late"):
+            for r in rates:
+                alerts, expected = found[part]["alerts"][str(r)], found[part]["checks"] * r
+                low, high = ratio_interval(alerts, expected)
+                counts.append([name, part, f"{r:g}", f"{alerts} ({expected:.1f})",
+                               f"{alerts / expected:.2f}", f"{low:.2f}-{high:.2f}",
+                               verdict(alerts, expected)])  # fmt: skip
         print(f"  {name}: done", file=sys.stderr, flush=True)
     print(f"\nShort daily histories ({series:,} series of {SHORT_DAYS} days, judged from"
           f" the 7th point): first {EARLY} points | after them")  # fmt: skip
     print_table(["family", "checks early", "checks after",
                  *(f"early {r:g}" for r in rates), *(f"after {r:g}" for r in rates),
                  "within 2x"], short_rows)  # fmt: skip
-    print("\nFalse alerts measured (expected at the rate):")
-    print_table(["family", *(f"{part} {r:g}" for part in ("early", "after") for r in rates)],
-                counts)  # fmt: skip
+    print("\nFalse alerts measured (expected at the rate), exact 95% Poisson interval:")
+    print_table(["family", "points", "rate", "alerts (expected)", "ratio", "95% interval",
+                 "2x"], counts)  # fmt: skip
+    if "--json" in sys.argv:  # a quick look's numbers, kept where asked
+        with open(option("--json", ""), "w") as out:
+            json.dump({"series_per_family": series, "families": short}, out, indent=1)
     if only_short:
         return
     path = write_results("calibration", {"series_per_family": SERIES, "families": payload,

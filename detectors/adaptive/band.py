@@ -58,8 +58,11 @@ def point_test(
         early = tails.earlier_log_likelihoods(np.where(informs_early, z, np.nan), fc.count,
                                               some, limit, decay)  # fmt: skip
         weights = pooling.predictive_weights(early, some)
-        pc[pooled] = tails.mixture_tail(a[pooled], weights, count[pooled], limit, decay)
-        kc[pooled] = tails.mixture_quantile(one_side, weights, count[pooled], limit, decay)
+        # (the normal member's far tail as a scale of few errors really gives it: tails_scale)
+        pc[pooled] = tails.mixture_tail(a[pooled], weights, count[pooled], limit, decay,
+                                        matched=True)  # fmt: skip
+        kc[pooled] = tails.mixture_quantile(one_side, weights, count[pooled], limit, decay,
+                                            matched=True)  # fmt: skip
         heaviness[some] = np.array(tails.NU)[tails.plug_in(weights)]
     p[cells] = np.minimum(2.0 * pc, 1.0) if side == "both" else np.where(toward >= 0, pc, 1 - pc)
     k[cells] = kc

@@ -99,11 +99,12 @@ def scale_efficiency(limit: float) -> tuple[float, ...]:
 
 @functools.lru_cache(maxsize=8)
 def _tables(
-    limit: float, decay: float
+    limit: float, decay: float, matched: bool = False
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """Per (nu, number of scale updates): effective degrees of freedom, the log normalising
     constant of the z density, the log probabilities of an error beyond ``CENSOR`` and within
-    ``INNER``, and the clipped mean ratios."""
+    ``INNER``, and the clipped mean ratios (``matched``: the normal member's degrees of freedom
+    matched at the band's quantiles, :mod:`detectors.adaptive.tails_scale`)."""
     from scipy import special
 
     count = np.arange(COUNT_CAP + 1, dtype=np.float64)
@@ -114,6 +115,10 @@ def _tables(
     m = np.array(clipped_mean_ratio(limit))
     nu = np.array(NU)[:, None]
     df = 1.0 / (1.0 / nu + 1.0 / n_eff)
+    if matched:
+        from detectors.adaptive.tails_scale import matched_df
+
+        df[-1, 1:] = matched_df(count[1:])
     log_norm = (
         special.gammaln((df + 1) / 2)
         - special.gammaln(df / 2)
@@ -194,12 +199,17 @@ def tail_probability(
 
 
 def quantile(
-    rate: float, nu: NDArray[np.int64], count: NDArray[np.int64], limit: float, decay: float
+    rate: float,
+    nu: NDArray[np.int64],
+    count: NDArray[np.int64],
+    limit: float,
+    decay: float,
+    matched: bool = False,
 ) -> FloatArray:
     """``a`` with ``P(z > a) = rate`` for one side with grid value ``nu`` per cell."""
     from scipy import special
 
-    df, _, _, _, m = _tables(limit, decay)
+    df, _, _, _, m = _tables(limit, decay, matched)
     nu, index = np.broadcast_arrays(nu, np.minimum(count, COUNT_CAP))
     # Many cells share a few (nu, count) pairs, and the inverse is costly: once per pair.
     pairs, back = np.unique((nu * (COUNT_CAP + 1) + index).ravel(), return_inverse=True)
@@ -215,14 +225,15 @@ def mixture_tail(
     limit: float,
     decay: float,
     members: NDArray[np.intp] | None = None,
+    matched: bool = False,
 ) -> FloatArray:
     """``P(z > a)`` for one side under the grid ``weights`` (grid first, one column per
     cell): the posterior predictive, each grid value's tail weighed by its probability
     (``members``: the grid values summed; default, those of more than negligible weight in
-    some cell)."""
+    some cell; ``matched``: see :func:`_tables`)."""
     from scipy import special
 
-    df, _, _, _, m = _tables(limit, decay)
+    df, _, _, _, m = _tables(limit, decay, matched)
     index = np.minimum(count, COUNT_CAP)
     a = np.asarray(a, dtype=np.float64)
     total = np.zeros(a.shape)
@@ -236,7 +247,12 @@ def _members(weights: FloatArray) -> NDArray[np.intp]:
 
 
 def mixture_quantile(
-    rate: float, weights: FloatArray, count: NDArray[np.int64], limit: float, decay: float
+    rate: float,
+    weights: FloatArray,
+    count: NDArray[np.int64],
+    limit: float,
+    decay: float,
+    matched: bool = False,
 ) -> FloatArray:
     """``a`` with :func:`mixture_tail` ``= rate``: between the grid values' own quantiles
     (a mixture's tail lies between its members'), found by regula falsi on the log scale.
@@ -258,7 +274,7 @@ def mixture_quantile(
 
     def part(cells: slice) -> None:
         found[cells] = _mixture_quantile(rate, weights[:, cells], count[cells], limit, decay,
-                                         members)  # fmt: skip
+                                         members, matched)  # fmt: skip
 
     # Thousands of cells: the t tails (released by scipy) are split across threads.
     by_rows(part, len(count), len(count) * len(members) * (BISECTIONS + 2))
@@ -272,8 +288,9 @@ def _mixture_quantile(
     limit: float,
     decay: float,
     members: NDArray[np.intp],
+    matched: bool = False,
 ) -> FloatArray:
-    every = np.stack([quantile(rate, np.full(len(count), g), count, limit, decay)
+    every = np.stack([quantile(rate, np.full(len(count), g), count, limit, decay, matched)
                       for g in range(len(NU))])  # fmt: skip
     weighed = weights > NEGLIGIBLE
     low = np.log(np.where(weighed, every, np.inf).min(axis=0))
@@ -282,7 +299,7 @@ def _mixture_quantile(
 
     def gap(x: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore"):
-            tail = mixture_tail(np.exp(x), weights, count, limit, decay, members)
+            tail = mixture_tail(np.exp(x), weights, count, limit, decay, members, matched)
             return np.log(tail) - target
 
     # Regula falsi (Illinois): the log tail is nearly linear in the log of the quantile.

@@ -5,6 +5,8 @@ only what had been seen by then."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 from detectors import Adaptive
 from detectors.adaptive import pooling, tails
+from detectors.adaptive.band import point_test
 from detectors.errors import InvalidParameterError
 from detectors.vectorised import MatrixResult
 
@@ -103,18 +106,41 @@ def test_a_few_rows_never_narrow_a_band() -> None:
     rate=st.sampled_from([0.01, 0.001, 0.0001]),
 )
 @example(seed=304, heavy=4, df=1.9375, rate=0.01)
+@example(seed=233, heavy=0, df=3.0, rate=0.01)
+@example(seed=234, heavy=0, df=3.0, rate=0.01)
+@example(seed=38915, heavy=0, df=3.5, rate=0.01)
 def test_sharing_never_narrows_a_band_law(seed: int, heavy: int, df: float, rate: float) -> None:
+    # Fewer than ``PREDICTIVE_ROWS`` rows: sharing only makes tails heavier and floors a young
+    # row's scale (the point test's band: the law below), and no row raises more alerts.
+    # What sharing may move either way is the lasting-change test: a floored young scale
+    # shrinks the first errors, so the CUSUM's running sum and its lag-one autocorrelation
+    # (which sets its step) take another path. Found by Hypothesis: seed 233 (a band's lower
+    # side 0.11 of its width higher from day 28, the CUSUM's room 2.39 -> 1.70 scales after
+    # the first errors' autocorrelation fell), seed 38915 (the alert of a CUSUM crossing on
+    # day 9 alone came on day 10 shared: one alert either way), seeds 234 and 304 (0.01).
     values = np.r_[normal(6 - heavy, 90, seed), student_t(heavy, 90, df, seed + 1)]
     shared, alone = judge(values, rate), judge(values, rate, share_tails=False)
     judged = ~np.isnan(alone.upper)
     np.testing.assert_array_equal(judged, ~np.isnan(shared.upper))
-    # Sharing can tip a row's choice between the log and the identity scale, which reshapes
-    # (not narrows) its band: one side may move in by a hair. Found by Hypothesis (seed 304,
-    # heavy 4, df 1.9375, rate 0.01): a lower bound 0.08 above the lone one in a band 53 wide.
-    slack = 0.01 * (alone.upper[judged] - alone.lower[judged])
-    assert (shared.upper[judged] >= alone.upper[judged] - slack).all()
-    assert (shared.lower[judged] <= alone.lower[judged] + slack).all()
-    assert (shared.codes[judged] <= alone.codes[judged]).all()  # no alert it would not raise
+    alerts = ((shared.codes == 1).sum(axis=1), (alone.codes == 1).sum(axis=1))
+    assert (alerts[0] <= alerts[1]).all(), alerts
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**16), df=st.floats(1.5, 30.0), rate=st.sampled_from([0.01, 1e-4]))
+def test_shared_tails_never_narrow_the_point_band_law(seed: int, df: float, rate: float) -> None:
+    # The same errors judged with and without the other rows' tails: a few rows only ever
+    # make a row's tails heavier, so its point band (in scales) is never narrower. (Not its
+    # p-values: matched by scale, heavier tails put less mass just outside the centre.)
+    z = np.random.default_rng(seed).standard_t(df, (6, 60))
+    z[:3] = np.random.default_rng(seed + 1).normal(0, 1, (3, 60))
+    count = np.broadcast_to(np.arange(60), z.shape).copy()
+    fc = SimpleNamespace(count=count)
+    cells = np.ones(z.shape, bool)
+    cells[:, :5] = False
+    shared = point_test(z, fc, cells, cells, cells, rate, "both", True)  # type: ignore[arg-type]
+    alone = point_test(z, fc, cells, cells, cells, rate, "both", False)  # type: ignore[arg-type]
+    assert (shared[1][cells] >= alone[1][cells]).all()
 
 
 def test_a_replay_pools_only_what_had_been_seen_by_then() -> None:
