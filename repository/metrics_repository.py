@@ -31,7 +31,7 @@ from repository.schema_snapshots import load_schemas, save_schema
 from repository.state_store import StateStore
 from repository.transfer import export_parquet, import_parquet
 from repository.verdicts import AnomalyVerdict, load_verdicts, stage_verdicts, write_verdicts
-from repository.writer import stage_records, write_points
+from repository.writer import stage_records, stage_runs, write_points
 
 if TYPE_CHECKING:  # pandas loads where a frame is built: read-only commands never need it
     import pandas as pd
@@ -136,6 +136,34 @@ class MetricsRepository:
             write_points(cur, staged)
             write_outcomes(cur, key, staged_outcomes, groups)
             write_verdicts(cur, key, staged_verdicts, groups)
+
+    def save_many(
+        self,
+        runs: Iterable[tuple[ResultKey, Iterable[MetricRecord]]] = (),
+        *,
+        verdicts: Iterable[tuple[ResultKey, Iterable[AnomalyVerdict]]] = (),
+    ) -> None:
+        """Store several runs' metrics and verdicts in one transaction: what ``save`` of each
+        run's metrics and ``save_verdicts`` of each run's verdicts store, with one commit (a
+        backfill stores a run and its verdicts per partition). A run given twice in `runs` is
+        a ``ValueError`` and nothing is written.
+
+        >>> repo = MetricsRepository(":memory:")
+        >>> keys = [ResultKey(day * 86_400_000, {"dataset": "orders"}) for day in range(3)]
+        >>> repo.save_many([(k, [MetricRecord("Dataset", "*", "Size", "Size(*)", 10.0)])
+        ...                 for k in keys])
+        >>> repo.history("Size(*)", tags={"dataset": "orders"}).tolist()
+        [10.0, 10.0, 10.0]
+        """
+        staged = stage_runs(runs)
+        judged = []
+        for key, items in verdicts:
+            groups = GroupKeys()
+            judged.append((key, stage_verdicts(key, items, groups), groups))
+        with self._connector.transaction() as cur:
+            write_points(cur, staged)
+            for key, table, groups in judged:
+                write_verdicts(cur, key, table, groups)
 
     def load(self) -> MetricQuery:
         """A query over stored points: ``with_tags``, ``for_metrics``, ``with_group``, ``after``,

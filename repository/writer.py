@@ -77,6 +77,23 @@ def stage_records(key: ResultKey, metrics: Iterable[MetricRecord]) -> StagedPoin
     )
 
 
+def stage_runs(runs: Iterable[tuple[ResultKey, Iterable[MetricRecord]]]) -> StagedPoints:
+    """The records of several runs as one batch (`stage_records` per run); a key given twice
+    is a ``ValueError`` (which of its runs would be kept?)."""
+    parts = [stage_records(key, metrics) for key, metrics in runs]
+    keys = [part.keys[0] for part in parts]
+    if len(set(keys)) < len(keys):
+        twice = next(k for i, k in enumerate(keys) if k in keys[:i])
+        raise ValueError(f"run {twice} appears twice; each run may be saved once per call")
+    groups = {k: v for part in parts for k, v in part.groups.items()}
+    tables = [
+        part.table.set_column(0, "run_ref", pa.array([i] * part.table.num_rows, pa.int64()))
+        for i, part in enumerate(parts)
+    ]
+    table = pa.concat_tables(tables) if tables else POINT_SCHEMA.empty_table()
+    return StagedPoints(keys, groups, table)
+
+
 def write_points(cur: Cursor, staged: StagedPoints) -> int:
     """Merge staged points inside the caller's transaction; returns the number written.
 
