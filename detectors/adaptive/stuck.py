@@ -15,6 +15,14 @@ repeats has probability ``q1 * q2 ** (k - 1)``; the point where it first falls b
 of the false-alarm rate is flagged, once per run. A series that repeats often (small counts, a
 ratio that sits at zero, a constant) learns that from its past and is left alone; a
 continuous metric that repeats twice in a row is not.
+
+A run at a bound of the metric's domain (a null ratio of exactly 0, a share of 0 or 1, a count
+of 0) is judged over its first week only (``BOUND_REPEATS``): a ratio that falls onto its bound
+and stays (the category gone, no nulls any more) is news when it happens, but after that the
+quantity under it is saturated, not stale, and repeats exactly without anything having stopped
+updating. Judged for as long as it lasts, its probability under the rates before it falls
+below any level: a share at 0 for good was flagged 58 days later even at a false-alarm rate of
+1e-30, so no rate, however low, kept such a series quiet.
 """
 
 from __future__ import annotations
@@ -33,6 +41,11 @@ PSEUDO_REPEATS = 2.0
 MIN_MOVES = 10
 """Points that moved before a run, at least, for the run to be news: a series constant from its
 start has taught nothing about how it moves."""
+
+
+BOUND_REPEATS = 6
+"""Repeats of a value at a bound of the domain after which its run is no longer judged: the
+value and six repeats, a week of daily points."""
 
 
 class Runs(NamedTuple):
@@ -115,11 +128,16 @@ def _first_below(p: FloatMatrix, length: NDArray[np.int64], level: float) -> Boo
 
 
 def stale_points(
-    values: FloatMatrix, learn: BoolMatrix, judged: BoolMatrix, rate: float
+    values: FloatMatrix,
+    learn: BoolMatrix,
+    judged: BoolMatrix,
+    rate: float,
+    domain: tuple[float, float] = (-np.inf, np.inf),
 ) -> tuple[BoolMatrix, FloatMatrix, NDArray[np.int64]]:
     """The ``judged`` points where a run of repeats first became improbable at this test's
     share of ``rate``, their p-values (1 elsewhere) and the runs' lengths (rows with no judged
-    point are skipped)."""
+    point are skipped); a run at a finite bound of ``domain`` is judged over its first
+    ``BOUND_REPEATS`` repeats only."""
     stale = np.zeros(values.shape, dtype=bool)
     p = np.ones(values.shape)
     length = np.zeros(values.shape, dtype=np.int64)
@@ -128,7 +146,12 @@ def stale_points(
     rows = np.flatnonzero(judged.any(axis=1) & repeats)
     if len(rows):
         found = runs(values[rows], learn[rows], SHARE * rate)
-        stale[rows] = found.first & judged[rows]
-        p[rows] = np.where(stale[rows], found.p_value, 1.0)
+        first = found.first & judged[rows]
+        bounds = [b for b in domain if np.isfinite(b)]
+        if bounds:
+            late = np.isin(values[rows], bounds) & (found.length > BOUND_REPEATS)
+            first &= ~late
+        stale[rows] = first
+        p[rows] = np.where(first, found.p_value, 1.0)
         length[rows] = found.length
     return stale, p, length
