@@ -4,7 +4,10 @@ A stale metric stays inside any band (yesterday's row count, a sensor frozen at 
 reading, a partition served twice), so the forecast test never sees it. What gives it away is
 that the series, measured at its own resolution, does not repeat itself like that: from the
 learnt points before a run began, ``q1`` is the chance a point repeats the one before it and
-``q2`` the chance a repeat is followed by another (``(repeats + 1/2) / (pairs + 1)``; ``q2``
+``q2`` the chance a repeat is followed by another (``(repeats + 1/2) / (pairs + 1)``, or
+nearer the chance of a repeat at the values' resolution where that is smaller:
+:mod:`detectors.adaptive.resolution`, so a count of thousands or a mean frozen for two days
+is news after a month without repeats, where 1/2 in 31 made it unremarkable; ``q2``
 shrunk towards ``q1`` by two pseudo-repeats, and never below it: a repeat may make the next
 more likely, as a stale source does, but a few repeats never seen in a row are no evidence
 that it makes it less likely). Some values repeat more than others (the zeros of a small
@@ -31,6 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+
+from detectors.adaptive.resolution import CAP, estimate, repeat_prior
 
 FloatMatrix = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
@@ -75,7 +80,7 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
     >>> values = np.r_[np.arange(12.0) % 5 + np.arange(12.0) / 10, 9.0, 9.0, 9.0]
     >>> found = runs(values[None, :], np.ones((1, 15), bool), level=0.01)
     >>> found.length[0, 11:].tolist(), found.p_value[0, 11:].round(5).tolist()
-    ([0, 0, 1, 2], [1.0, 1.0, 0.03846, 0.00148])
+    ([0, 0, 1, 2], [1.0, 1.0, 0.02439, 0.00059])
     >>> found.first[0, 11:].tolist()
     [False, False, False, True]
     """
@@ -94,7 +99,10 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
     start = np.arange(x.shape[1])[None, :] - length + 1
     pairs = _before(np.cumsum(learnt, axis=1), start)
     repeats = _before(np.cumsum(learnt_repeat, axis=1), start)
-    q1 = (repeats + 0.5) / (pairs + 1.0)
+    # Before a repeat, how often the values' resolution makes one (1/2 on a coarse grid).
+    prior = np.take_along_axis(repeat_prior(x, learn & finite, learnt), np.maximum(start - 1, 0), 1)
+    prior = np.where(start > 0, prior, CAP)
+    q1 = estimate(repeats, pairs, prior)
     q2 = np.maximum(_shrunk(_before(np.cumsum(again, axis=1), start), repeats, q1), q1)
     steps = np.maximum(length - 1, 0)
     with np.errstate(under="ignore"):
@@ -112,7 +120,7 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
         own_q2 = _shrunk(np.sum(again[i, before] & same), own_repeats, q2[i, t])
         # How often the value came at all: a common value (a zero) repeats by chance as often.
         seen = learn[i, : begin - 1]
-        share = (np.sum(same & seen) + 0.5) / (np.sum(seen) + 1.0)
+        share = estimate(np.sum(same & seen), np.sum(seen), prior[i, t])
         q1[i, begin:end] = max(q1[i, t], own_q1, share)
         q2[i, begin:end] = max(q2[i, t], own_q2, share)
         with np.errstate(under="ignore"):
