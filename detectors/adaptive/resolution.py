@@ -46,11 +46,16 @@ def decimals(x: FloatMatrix) -> NDArray[np.int64]:
     found = np.full(x.shape, MAX_DECIMALS + 1, dtype=np.int64)
     finite = np.isfinite(x)
     found[~finite] = 0
-    for d in range(MAX_DECIMALS, -1, -1):
-        with np.errstate(invalid="ignore", over="ignore"):
-            scaled = x * 10.0**d
-            exact = finite & (np.abs(scaled) < 1e13) & (np.abs(scaled - np.round(scaled)) <= 1e-4)
-        found[exact] = d
+    # Fewest decimals first, each pass on the values still unwritten: counts take one pass.
+    at = np.flatnonzero(finite & (np.abs(x) < 1e13))
+    values = x.ravel()[at]
+    for d in range(MAX_DECIMALS + 1):
+        scaled = values * 10.0**d
+        exact = (np.abs(scaled) < 1e13) & (np.abs(scaled - np.round(scaled)) <= 1e-4)
+        found.ravel()[at[exact]] = d
+        at, values = at[~exact], values[~exact]
+        if not len(at):
+            break
     return found
 
 
