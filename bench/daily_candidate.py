@@ -68,6 +68,49 @@ def print_candidate(table: dict[str, Any], split: str, quick: bool, seconds: flo
     print_table(["family", *(f"@{r}" for r in RATE_KEYS), "F1 default (best peer F1)"], rows)
 
 
+def verdict(table: dict[str, Any]) -> dict[str, Any]:
+    """Per family, the issue's targets for the candidate against the best peer, as
+    ``daily.<split>.verdict`` of the JSON gives them for ``Adaptive()`` (every cell at least the
+    best peer's, at most one tie, F1 at the default >= the best peer's best F1 + 0.05)."""
+    out = {}
+    for family, row in table.items():
+        peer = row.get("best_peer_recall_at", {})
+        cells = {
+            rate: {
+                "default": row["recall_at"][rate]["recall"],
+                "best_peer": peer.get(rate, (0.0, ""))[0],
+                "peer": peer.get(rate, (0.0, ""))[1],
+                "ok": row["recall_at"][rate]["recall"] >= peer.get(rate, (0.0, ""))[0],
+            }
+            for rate in RATE_KEYS
+        }
+        ties = sum(c["default"] == c["best_peer"] for c in cells.values())
+        f1 = row["defaults"]["default"]["f1"]
+        best_f1, by = row.get("best_peer_f1", (0.0, ""))
+        out[family] = {
+            "recall": cells,
+            "ties": ties,
+            "f1_default": f1,
+            "best_peer_f1": best_f1,
+            "best_peer_f1_by": by,
+            "met": all(c["ok"] for c in cells.values()) and ties <= 1 and f1 >= best_f1 + 0.05,
+        }
+    return out
+
+
+def print_verdict(found: dict[str, Any]) -> None:
+    """One line per family: candidate / best peer at each rate (``!`` lower), F1, met."""
+    for family, row in sorted(found.items(), key=lambda item: item[0] != "all"):
+        cells = " ".join(
+            f"@{rate} {c['default']:.2f}/{c['best_peer']:.2f}{'' if c['ok'] else '!'}"
+            for rate, c in row["recall"].items()
+        )
+        print(
+            f"{family:20} {cells}  F1 {row['f1_default']:.2f}/{row['best_peer_f1']:.2f}"
+            f" ties {row['ties']} {'met' if row['met'] else 'NOT met'}"
+        )
+
+
 def evaluate(
     factory: Callable[[Any], Any],
     levels: Sequence[Any] = FAR_LEVELS,
@@ -100,4 +143,5 @@ def evaluate(
         row.update(peers.get(family, {}))
     if show:
         print_candidate(table, split, quick, result["seconds"])
+        print_verdict(verdict(table))
     return table

@@ -358,7 +358,8 @@ class Adaptive(MatrixDetector):
         lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = plain & np.bool_(self.side == "both")
-        stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate)
+        stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate,
+                                                 domain)  # fmt: skip
         # Every test's p-value is NaN outside the needed cells (stale ones are needed), so the
         # verdicts are worked out on those cells only: a newest-point check has one per row.
         cells = np.nonzero(needed)

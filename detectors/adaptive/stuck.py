@@ -4,7 +4,10 @@ A stale metric stays inside any band (yesterday's row count, a sensor frozen at 
 reading, a partition served twice), so the forecast test never sees it. What gives it away is
 that the series, measured at its own resolution, does not repeat itself like that: from the
 learnt points before a run began, ``q1`` is the chance a point repeats the one before it and
-``q2`` the chance a repeat is followed by another (``(repeats + 1/2) / (pairs + 1)``; ``q2``
+``q2`` the chance a repeat is followed by another (``(repeats + 1/2) / (pairs + 1)``, or
+nearer the chance of a repeat at the values' resolution where that is smaller:
+:mod:`detectors.adaptive.resolution`, so a count of thousands or a mean frozen for two days
+is news after a month without repeats, where 1/2 in 31 made it unremarkable; ``q2``
 shrunk towards ``q1`` by two pseudo-repeats, and never below it: a repeat may make the next
 more likely, as a stale source does, but a few repeats never seen in a row are no evidence
 that it makes it less likely). Some values repeat more than others (the zeros of a small
@@ -15,6 +18,14 @@ repeats has probability ``q1 * q2 ** (k - 1)``; the point where it first falls b
 of the false-alarm rate is flagged, once per run. A series that repeats often (small counts, a
 ratio that sits at zero, a constant) learns that from its past and is left alone; a
 continuous metric that repeats twice in a row is not.
+
+A run at a bound of the metric's domain (a null ratio of exactly 0, a share of 0 or 1, a count
+of 0) is judged over its first week only (``BOUND_REPEATS``): a ratio that falls onto its bound
+and stays (the category gone, no nulls any more) is news when it happens, but after that the
+quantity under it is saturated, not stale, and repeats exactly without anything having stopped
+updating. Judged for as long as it lasts, its probability under the rates before it falls
+below any level: a share at 0 for good was flagged 58 days later even at a false-alarm rate of
+1e-30, so no rate, however low, kept such a series quiet.
 """
 
 from __future__ import annotations
@@ -23,6 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+
+from detectors.adaptive.resolution import CAP, estimate, repeat_prior
 
 FloatMatrix = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
@@ -33,6 +46,11 @@ PSEUDO_REPEATS = 2.0
 MIN_MOVES = 10
 """Points that moved before a run, at least, for the run to be news: a series constant from its
 start has taught nothing about how it moves."""
+
+
+BOUND_REPEATS = 6
+"""Repeats of a value at a bound of the domain after which its run is no longer judged: the
+value and six repeats, a week of daily points."""
 
 
 class Runs(NamedTuple):
@@ -62,7 +80,7 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
     >>> values = np.r_[np.arange(12.0) % 5 + np.arange(12.0) / 10, 9.0, 9.0, 9.0]
     >>> found = runs(values[None, :], np.ones((1, 15), bool), level=0.01)
     >>> found.length[0, 11:].tolist(), found.p_value[0, 11:].round(5).tolist()
-    ([0, 0, 1, 2], [1.0, 1.0, 0.03846, 0.00148])
+    ([0, 0, 1, 2], [1.0, 1.0, 0.02439, 0.00059])
     >>> found.first[0, 11:].tolist()
     [False, False, False, True]
     """
@@ -81,7 +99,10 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
     start = np.arange(x.shape[1])[None, :] - length + 1
     pairs = _before(np.cumsum(learnt, axis=1), start)
     repeats = _before(np.cumsum(learnt_repeat, axis=1), start)
-    q1 = (repeats + 0.5) / (pairs + 1.0)
+    # Before a repeat, how often the values' resolution makes one (1/2 on a coarse grid).
+    prior = np.take_along_axis(repeat_prior(x, learn & finite, learnt), np.maximum(start - 1, 0), 1)
+    prior = np.where(start > 0, prior, CAP)
+    q1 = estimate(repeats, pairs, prior)
     q2 = np.maximum(_shrunk(_before(np.cumsum(again, axis=1), start), repeats, q1), q1)
     steps = np.maximum(length - 1, 0)
     with np.errstate(under="ignore"):
@@ -99,7 +120,7 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
         own_q2 = _shrunk(np.sum(again[i, before] & same), own_repeats, q2[i, t])
         # How often the value came at all: a common value (a zero) repeats by chance as often.
         seen = learn[i, : begin - 1]
-        share = (np.sum(same & seen) + 0.5) / (np.sum(seen) + 1.0)
+        share = estimate(np.sum(same & seen), np.sum(seen), prior[i, t])
         q1[i, begin:end] = max(q1[i, t], own_q1, share)
         q2[i, begin:end] = max(q2[i, t], own_q2, share)
         with np.errstate(under="ignore"):
@@ -115,11 +136,16 @@ def _first_below(p: FloatMatrix, length: NDArray[np.int64], level: float) -> Boo
 
 
 def stale_points(
-    values: FloatMatrix, learn: BoolMatrix, judged: BoolMatrix, rate: float
+    values: FloatMatrix,
+    learn: BoolMatrix,
+    judged: BoolMatrix,
+    rate: float,
+    domain: tuple[float, float] = (-np.inf, np.inf),
 ) -> tuple[BoolMatrix, FloatMatrix, NDArray[np.int64]]:
     """The ``judged`` points where a run of repeats first became improbable at this test's
     share of ``rate``, their p-values (1 elsewhere) and the runs' lengths (rows with no judged
-    point are skipped)."""
+    point are skipped); a run at a finite bound of ``domain`` is judged over its first
+    ``BOUND_REPEATS`` repeats only."""
     stale = np.zeros(values.shape, dtype=bool)
     p = np.ones(values.shape)
     length = np.zeros(values.shape, dtype=np.int64)
@@ -128,7 +154,12 @@ def stale_points(
     rows = np.flatnonzero(judged.any(axis=1) & repeats)
     if len(rows):
         found = runs(values[rows], learn[rows], SHARE * rate)
-        stale[rows] = found.first & judged[rows]
-        p[rows] = np.where(stale[rows], found.p_value, 1.0)
+        first = found.first & judged[rows]
+        bounds = [b for b in domain if np.isfinite(b)]
+        if bounds:
+            late = np.isin(values[rows], bounds) & (found.length > BOUND_REPEATS)
+            first &= ~late
+        stale[rows] = first
+        p[rows] = np.where(first, found.p_value, 1.0)
         length[rows] = found.length
     return stale, p, length

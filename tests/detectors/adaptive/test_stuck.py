@@ -128,3 +128,48 @@ def test_each_run_is_flagged_at_most_once_and_only_where_its_p_value_is_below(
     assert len(flagged_runs) == len(set(flagged_runs.tolist()))
     within = found.length[0] > 1  # probabilities only fall as a run goes on
     assert (found.p_value[0][1:][within[1:]] <= found.p_value[0][:-1][within[1:]]).all()
+
+
+@pytest.mark.parametrize(
+    ("case", "bound", "domain"),
+    [
+        ("a share whose category is gone", 0.0, (0.0, 1.0)),
+        ("a null ratio with no nulls any more", 0.0, (0.0, 1.0)),
+        ("a completeness that became whole", 1.0, (0.0, 1.0)),
+        ("a count that fell to zero", 0.0, (0.0, np.inf)),
+    ],
+)
+def test_a_run_at_a_bound_of_the_domain_is_news_in_its_first_week_only(
+    case: str, bound: float, domain: tuple[float, float]
+) -> None:
+    # Weeks of a wobbling ratio, then the value sits on the domain's bound for good: the fall
+    # onto it is news, the weeks after it are a saturated quantity, not a stale one. Judged for
+    # as long as it lasts, the run's probability falls below even 1e-30.
+    rng = np.random.default_rng(11)
+    values = np.r_[np.round(rng.uniform(0.2, 0.8, 30), 4), np.full(90, bound)]
+    quiet = Adaptive(season=None, false_alarm_rate=1e-30)
+    assert not stale(anomalies(values, quiet)).empty, case  # what the domain fixes
+    assert stale(anomalies(values, quiet.with_domain(*domain))).empty, case
+    found = stale(anomalies(values, Adaptive(season=None).with_domain(*domain)))
+    assert len(found) == 1, case  # flagged once, within its first week on the bound
+    assert 31 <= DAYS.get_loc(found.index[0]) <= 30 + stuck.BOUND_REPEATS, case
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    values=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.5]), min_size=2, max_size=60),
+    domain=st.sampled_from([(0.0, 1.0), (0.0, np.inf), (-np.inf, 2.5)]),
+    rate=st.sampled_from([0.5, 1e-3, 1e-30]),
+)
+def test_the_domain_only_spares_runs_at_its_bounds_after_their_first_week(
+    values: list[float], domain: tuple[float, float], rate: float
+) -> None:
+    x = np.array(values)[None, :]
+    learn, judged = np.ones(x.shape, bool), np.ones(x.shape, bool)
+    free = stuck.stale_points(x, learn, judged, rate)
+    told = stuck.stale_points(x, learn, judged, rate, domain)
+    late = np.isin(x, [b for b in domain if np.isfinite(b)]) & (free[2] > stuck.BOUND_REPEATS)
+    assert not told[0][late].any()
+    assert (told[0] == (free[0] & ~late)).all()
+    assert (told[1][~late] == free[1][~late]).all()
+    assert (told[2] == free[2]).all()
