@@ -123,7 +123,7 @@ class Adaptive(MatrixDetector):
     (True, True)
     >>> frozen = np.r_[rng.normal(20, 2, 60).round(2), np.full(10, 21.37)]  # a stale source
     >>> [a.index for a in Adaptive(season=None).detect(frozen)]
-    [63]
+    [62]
     """
 
     false_alarm_rate: float = 0.001
