@@ -22,6 +22,7 @@ START = (
 )
 
 
+@pytest.mark.slow  # a JVM of its own
 def test_a_spark_jvm_maps_the_class_archive() -> None:
     options = os.environ.get("SPARK_SUBMIT_OPTS", "")
     if "-XX:SharedArchiveFile=" not in options:
