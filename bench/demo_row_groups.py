@@ -24,13 +24,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from common import print_table, write_results
-from small_input_layout import _differ
+from monitors_demo_day import demo_runner, metrics_that_differ
 
-from anomaly.config.loading import load_config
 from anomaly.config.settings import ScanSettings
-from anomaly.demo_monitors import CONFIG, SCAN, _day
+from anomaly.demo_monitors import SCAN, _day
 from anomaly.monitors.demo_data import BACKFILLED, as_of, orders, write_as_of
-from anomaly.service.progress import Progress
 from anomaly.service.scan import ScanRunner
 from anomaly.sources.reading import read_source, restrict_to_period
 
@@ -43,7 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     table = orders()
     roots = {layout: Path(tempfile.mkdtemp(prefix="row-groups-")) for layout in LAYOUTS}
-    runners = {layout: _runner(root) for layout, root in roots.items()}
+    runners = {layout: demo_runner(root) for layout, root in roots.items()}
     rows: list[list[Any]] = []
     for index, day in enumerate(range(BACKFILLED, BACKFILLED + args.days + 1)):
         seconds, values, groups = {}, {}, {}
@@ -56,7 +54,7 @@ def main() -> None:
         if index > 0:
             ratio = seconds["one"] / seconds["per day"]
             when = _day(day).date().isoformat()
-            differ = _differ(values["per day"], values["one"])
+            differ = metrics_that_differ(values["per day"], values["one"])
             row_groups = f"{groups['one']} / {groups['per day']}"
             rows.append([when, row_groups, seconds["one"], seconds["per day"], ratio, differ])
     headers = ["day", "row groups", "one s", "per day s", "ratio", "differ"]
@@ -66,11 +64,6 @@ def main() -> None:
     payload = {"rows": [dict(zip(headers, r, strict=True)) for r in rows],
                "load_average": os.getloadavg()[0]}  # fmt: skip
     print(f"wrote {write_results('demo_row_groups', payload)}")
-
-
-def _runner(root: Path) -> ScanRunner:
-    (root / "anomaly.yml").write_text(CONFIG.format(master="local[2]"), encoding="utf-8")
-    return ScanRunner(load_config(root / "anomaly.yml"), progress=Progress.silent())
 
 
 def _write(table: Any, day: int, data: Path, layout: str) -> int:

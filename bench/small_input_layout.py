@@ -15,7 +15,6 @@ Prints the table and writes bench/results/small_input_layout.json.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import tempfile
 import time
@@ -23,14 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from common import print_table, write_results
+from monitors_demo_day import demo_runner, metrics_that_differ
 
 import anomaly.engine.runner as engine
-from anomaly.config.loading import load_config
 from anomaly.config.settings import ScanSettings
-from anomaly.demo_monitors import CONFIG, SCAN, _day
+from anomaly.demo_monitors import SCAN, _day
 from anomaly.engine.stacked_scan import WIDE_SLOTS, stacked_scan, wide_limit
 from anomaly.monitors.demo_data import BACKFILLED, orders, write_as_of
-from anomaly.service.progress import Progress
 from anomaly.service.scan import ScanRunner
 from anomaly.sources.reading import read_source, restrict_to_period
 
@@ -43,8 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="small-input-"))
     table, data = orders(), root / "data" / "orders"
-    (root / "anomaly.yml").write_text(CONFIG.format(master="local[2]"), encoding="utf-8")
-    runner = ScanRunner(load_config(root / "anomaly.yml"), progress=Progress.silent())
+    runner = demo_runner(root)
     settings = ScanSettings.of(runner.config, SCAN)
     rows: list[list[Any]] = []
     for index, day in enumerate(range(BACKFILLED, BACKFILLED + args.days + 1)):
@@ -54,7 +51,7 @@ def main() -> None:
         for layout in LAYOUTS if index % 2 == 0 else LAYOUTS[::-1]:
             seconds[layout], values[layout] = _pass(runner, settings, day, layout == "wide")
         chosen = wide_limit(_day_frame(runner, settings, day))
-        differ = _differ(values["chosen"], values["wide"])
+        differ = metrics_that_differ(values["chosen"], values["wide"])
         if index > 0:
             ratio = seconds["wide"] / seconds["chosen"]
             when = _day(day).date().isoformat()
@@ -91,19 +88,6 @@ def _pass(
     finally:
         engine.stacked_scan = stacked_scan
     return seconds, {f"{r.metric_id} {r.group}": r.value for r in context}
-
-
-def _differ(found: dict[str, Any], expected: dict[str, Any]) -> int:
-    """Metrics that differ, the KLL quantiles aside (randomised, in either layout)."""
-    return sum(
-        1
-        for k, v in expected.items()
-        if "[p" not in k and not (found.get(k) == v or (_nan(v) and _nan(found.get(k))))
-    )
-
-
-def _nan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
 
 
 if __name__ == "__main__":
