@@ -36,6 +36,7 @@ outside it) or open (the interval reaches across a limit: more series would tell
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -200,17 +201,40 @@ def measure(name: str, make: Family, freq: str, seed: int, share: bool) -> dict[
             "ratio": {str(r): s / r for r, s in shares.items()}}  # fmt: skip
 
 
-def option(name: str, default: str) -> str:
-    """The value after ``name`` on the command line, else ``default``."""
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument(
+        "--short",
+        action="store_true",
+        help="only the short daily histories; writes no results file",
+    )
+    parser.add_argument(
+        "--series",
+        type=int,
+        default=SHORT_SERIES,
+        help=f"short series per family (default {SHORT_SERIES}; with --short)",
+    )
+    parser.add_argument(
+        "--rates",
+        default=",".join(map(str, RATES)),
+        help="comma-separated false-alarm rates (with --short)",
+    )
+    parser.add_argument(
+        "--families",
+        default="",
+        help="comma-separated parts of short family names to run (default all)",
+    )
+    parser.add_argument("--json", metavar="PATH", help="also write the short table's numbers here")
+    args = parser.parse_args()
+    args.rates = tuple(float(r) for r in args.rates.split(","))
+    if not args.short and (args.series, args.rates) != (SHORT_SERIES, RATES):
+        parser.error("--series and --rates are for a quick look: use them with --short")
+    return args
 
 
 def main() -> None:
-    only_short = "--short" in sys.argv  # iterate on short histories; writes nothing
-    series = int(option("--series", str(SHORT_SERIES)))
-    rates = tuple(float(r) for r in option("--rates", ",".join(map(str, RATES))).split(","))
-    if not only_short and (series, rates) != (SHORT_SERIES, RATES):
-        raise SystemExit("--series and --rates are for a quick look: use them with --short")
+    args = arguments()
+    only_short, series, rates = args.short, args.series, args.rates
     rows, payload = [], {}
     for name, (make, freq) in {} if only_short else FAMILIES.items():
         found = measure(name, make, freq, seed=2026, share=True)
@@ -225,7 +249,7 @@ def main() -> None:
     if rows:
         print_table(headers, rows)
     short, short_rows, counts = {}, [], []
-    wanted = option("--families", "").split(",")
+    wanted = args.families.split(",")
     for name, make in SHORT_FAMILIES.items():
         if not any(part and part in name for part in wanted) and wanted != [""]:
             continue
@@ -250,8 +274,8 @@ def main() -> None:
     print("\nFalse alerts measured (expected at the rate), exact 95% Poisson interval:")
     print_table(["family", "points", "rate", "alerts (expected)", "ratio", "95% interval",
                  "2x"], counts)  # fmt: skip
-    if "--json" in sys.argv:  # a quick look's numbers, kept where asked
-        with open(option("--json", ""), "w") as out:
+    if args.json:  # a quick look's numbers, kept where asked
+        with open(args.json, "w") as out:
             json.dump({"series_per_family": series, "families": short}, out, indent=1)
     if only_short:
         return
