@@ -67,10 +67,20 @@ def check_domain(value: object) -> Domain:
 
 
 def observed_reach(
-    values: FloatMatrix, learn: BoolMatrix, needed: BoolMatrix
+    values: FloatMatrix, learn: BoolMatrix, needed: BoolMatrix, domain: Domain = UNBOUNDED
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """Per ``needed`` cell, the lowest and highest value a band there may reach:
-    ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere)."""
+    ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere); on a
+    domain bounded on both sides, ranges on its angular scale (:func:`to_angle`).
+
+    >>> every, needed = np.ones((1, 4), bool), np.array([[False, False, False, True]])
+    >>> low, high = observed_reach(np.array([[0.0, 0.01, 0.02, 0.0]]), every, needed, (0, 1))
+    >>> float(low[0, 3]), round(float(high[0, 3]), 3)
+    (0.0, 1.0)
+    """
+    if math.isfinite(domain[0]) and math.isfinite(domain[1]):
+        angles = observed_reach(to_angle(values, domain), learn, needed)
+        return from_angle(angles[0], domain), from_angle(angles[1], domain)
     from detectors.adaptive.kernels.extremes import extremes_through
 
     low = np.full(values.shape, np.nan)
@@ -89,6 +99,28 @@ def observed_reach(
         low[rows, cols + 1] = np.clip(below - reach, -FINITE, FINITE)
         high[rows, cols + 1] = np.clip(above + reach, -FINITE, FINITE)
     return low, high
+
+
+def to_angle(values: FloatMatrix, domain: Domain) -> FloatMatrix:
+    """Values of a bounded ``domain`` on its variance-stabilising angular scale,
+    ``arcsin(sqrt(u))`` of the position ``u`` in it: a ratio's binomial spread, tight near a
+    bound and widest in the middle, is about even there, so a null ratio that moved within
+    0-4% is not confined to 4 ranges of 4 percentage points (a storm's cancellations reach
+    half a day's flights) while a share near 50% is judged as on the values.
+
+    >>> to_angle(np.array([0.0, 0.5, 1.0]), (0.0, 1.0)).round(4).tolist()
+    [0.0, 0.7854, 1.5708]
+    """
+    low, high = domain
+    with np.errstate(invalid="ignore"):
+        return np.arcsin(np.sqrt(np.clip((values - low) / (high - low), 0.0, 1.0)))
+
+
+def from_angle(angles: FloatMatrix, domain: Domain) -> FloatMatrix:
+    """:func:`to_angle` undone, angles beyond the scale's ends put at the domain's bounds."""
+    low, high = domain
+    with np.errstate(invalid="ignore"):
+        return low + (high - low) * np.sin(np.clip(angles, 0.0, math.pi / 2)) ** 2
 
 
 def sane_band(
