@@ -78,9 +78,6 @@ def observed_reach(
     >>> float(low[0, 3]), round(float(high[0, 3]), 3)
     (0.0, 1.0)
     """
-    if math.isfinite(domain[0]) and math.isfinite(domain[1]):
-        angles = observed_reach(to_angle(values, domain), learn, needed)
-        return from_angle(angles[0], domain), from_angle(angles[1], domain)
     from detectors.adaptive.kernels.extremes import extremes_through
 
     low = np.full(values.shape, np.nan)
@@ -91,6 +88,9 @@ def observed_reach(
     # The learnt values' extremes before each cell (one pass along each row).
     plain = np.ascontiguousarray(values, dtype=np.float64)
     below, above = extremes_through(plain, np.ascontiguousarray(learn, dtype=np.bool_), rows, cols)
+    angular = math.isfinite(domain[0]) and math.isfinite(domain[1])
+    if angular:  # (the scale is monotone: the extremes' angles are the angles' extremes)
+        below, above = to_angle(below, domain), to_angle(above, domain)
     with np.errstate(invalid="ignore", over="ignore"):
         span = above - below
         span = np.where(span > 0, span, np.fmax(np.abs(below), np.abs(above)))
@@ -98,6 +98,9 @@ def observed_reach(
         reach = np.minimum(RANGE_REACH * span, FINITE)
         low[rows, cols + 1] = np.clip(below - reach, -FINITE, FINITE)
         high[rows, cols + 1] = np.clip(above + reach, -FINITE, FINITE)
+    if angular:
+        low[rows, cols + 1] = from_angle(low[rows, cols + 1], domain)
+        high[rows, cols + 1] = from_angle(high[rows, cols + 1], domain)
     return low, high
 
 
