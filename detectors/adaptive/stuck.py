@@ -28,7 +28,7 @@ below any level: a share at 0 for good was flagged 58 days later even at a false
 1e-30, so no rate, however low, kept such a series quiet. For the same reason, a run of a
 value off the bounds learns its rates only from the pairs that start off them: a null ratio at
 0 half the days repeats 0 without anything having stopped, which says nothing of how often
-1.23% nulls comes twice (counted as chances, those zeros hid four days of a frozen 1.12% null
+1.23% nulls comes twice (counted as chances, those zeros hid five days of a frozen 1.12% null
 ratio of a real carrier).
 """
 
