@@ -349,7 +349,7 @@ class Adaptive(MatrixDetector):
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset, self.side,
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
-        reach = limits.observed_reach(values, learn, needed)
+        reach = limits.observed_reach(values, learn, needed, domain)
         if first.any():
             lower, upper, p = young_window.combine(lower, upper, p, first, recent)
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)

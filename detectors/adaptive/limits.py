@@ -67,10 +67,17 @@ def check_domain(value: object) -> Domain:
 
 
 def observed_reach(
-    values: FloatMatrix, learn: BoolMatrix, needed: BoolMatrix
+    values: FloatMatrix, learn: BoolMatrix, needed: BoolMatrix, domain: Domain = UNBOUNDED
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """Per ``needed`` cell, the lowest and highest value a band there may reach:
-    ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere)."""
+    ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere); on a
+    domain bounded on both sides, ranges on its angular scale (:func:`to_angle`).
+
+    >>> every, needed = np.ones((1, 4), bool), np.array([[False, False, False, True]])
+    >>> low, high = observed_reach(np.array([[0.0, 0.01, 0.02, 0.0]]), every, needed, (0, 1))
+    >>> float(low[0, 3]), round(float(high[0, 3]), 3)
+    (0.0, 1.0)
+    """
     from detectors.adaptive.kernels.extremes import extremes_through
 
     low = np.full(values.shape, np.nan)
@@ -81,6 +88,9 @@ def observed_reach(
     # The learnt values' extremes before each cell (one pass along each row).
     plain = np.ascontiguousarray(values, dtype=np.float64)
     below, above = extremes_through(plain, np.ascontiguousarray(learn, dtype=np.bool_), rows, cols)
+    angular = math.isfinite(domain[0]) and math.isfinite(domain[1])
+    if angular:  # (the scale is monotone: the extremes' angles are the angles' extremes)
+        below, above = to_angle(below, domain), to_angle(above, domain)
     with np.errstate(invalid="ignore", over="ignore"):
         span = above - below
         span = np.where(span > 0, span, np.fmax(np.abs(below), np.abs(above)))
@@ -88,7 +98,32 @@ def observed_reach(
         reach = np.minimum(RANGE_REACH * span, FINITE)
         low[rows, cols + 1] = np.clip(below - reach, -FINITE, FINITE)
         high[rows, cols + 1] = np.clip(above + reach, -FINITE, FINITE)
+    if angular:
+        low[rows, cols + 1] = from_angle(low[rows, cols + 1], domain)
+        high[rows, cols + 1] = from_angle(high[rows, cols + 1], domain)
     return low, high
+
+
+def to_angle(values: FloatMatrix, domain: Domain) -> FloatMatrix:
+    """Values of a bounded ``domain`` on its variance-stabilising angular scale,
+    ``arcsin(sqrt(u))`` of the position ``u`` in it: a ratio's binomial spread, tight near a
+    bound and widest in the middle, is about even there, so a null ratio that moved within
+    0-4% is not confined to 4 ranges of 4 percentage points (a storm's cancellations reach
+    half a day's flights) while a share near 50% is judged as on the values.
+
+    >>> to_angle(np.array([0.0, 0.5, 1.0]), (0.0, 1.0)).round(4).tolist()
+    [0.0, 0.7854, 1.5708]
+    """
+    low, high = domain
+    with np.errstate(invalid="ignore"):
+        return np.arcsin(np.sqrt(np.clip((values - low) / (high - low), 0.0, 1.0)))
+
+
+def from_angle(angles: FloatMatrix, domain: Domain) -> FloatMatrix:
+    """:func:`to_angle` undone, angles beyond the scale's ends put at the domain's bounds."""
+    low, high = domain
+    with np.errstate(invalid="ignore"):
+        return low + (high - low) * np.sin(np.clip(angles, 0.0, math.pi / 2)) ** 2
 
 
 def sane_band(

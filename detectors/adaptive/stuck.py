@@ -25,7 +25,11 @@ and stays (the category gone, no nulls any more) is news when it happens, but af
 quantity under it is saturated, not stale, and repeats exactly without anything having stopped
 updating. Judged for as long as it lasts, its probability under the rates before it falls
 below any level: a share at 0 for good was flagged 58 days later even at a false-alarm rate of
-1e-30, so no rate, however low, kept such a series quiet.
+1e-30, so no rate, however low, kept such a series quiet. For the same reason, a run of a
+value off the bounds learns its rates only from the pairs that start off them: a null ratio at
+0 half the days repeats 0 without anything having stopped, which says nothing of how often
+1.23% nulls comes twice (counted as chances, those zeros hid five days of a frozen 1.12% null
+ratio of a real carrier).
 """
 
 from __future__ import annotations
@@ -73,9 +77,10 @@ def _shrunk(hits: Any, trials: Any, towards: Any) -> Any:
     return (hits + PSEUDO_REPEATS * towards) / (trials + PSEUDO_REPEATS)
 
 
-def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
+def runs(x: FloatMatrix, learn: BoolMatrix, level: float, bounds: tuple[float, ...] = ()) -> Runs:
     """The runs of repeats in ``x`` (groups x points), their probabilities learnt from the
-    pairs of consecutive ``learn`` points, and where each first fell below ``level``.
+    pairs of consecutive ``learn`` points, and where each first fell below ``level``; a run of
+    a value off the domain's ``bounds`` learns only from the pairs that start off them.
 
     >>> values = np.r_[np.arange(12.0) % 5 + np.arange(12.0) / 10, 9.0, 9.0, 9.0]
     >>> found = runs(values[None, :], np.ones((1, 15), bool), level=0.01)
@@ -94,16 +99,20 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
     learnt = pair.copy()
     learnt[:, 1:] &= learn[:, 1:] & learn[:, :-1]
     learnt_repeat = learnt & repeat
-    again = np.zeros(x.shape, dtype=bool)
-    again[:, 1:] = learnt_repeat[:, 1:] & learnt_repeat[:, :-1]
     start = np.arange(x.shape[1])[None, :] - length + 1
-    pairs = _before(np.cumsum(learnt, axis=1), start)
-    repeats = _before(np.cumsum(learnt_repeat, axis=1), start)
     # Before a repeat, how often the values' resolution makes one (1/2 on a coarse grid).
     prior = np.take_along_axis(repeat_prior(x, learn & finite, learnt), np.maximum(start - 1, 0), 1)
     prior = np.where(start > 0, prior, CAP)
-    q1 = estimate(repeats, pairs, prior)
-    q2 = np.maximum(_shrunk(_before(np.cumsum(again, axis=1), start), repeats, q1), q1)
+    q1, q2, pairs, repeats = _rates(learnt, learnt_repeat, start, prior)
+    if bounds:  # a value off the bounds: the days pinned at one were no chance to repeat
+        pinned = np.zeros(x.shape, dtype=bool)
+        pinned[:, 1:] = np.isin(x[:, :-1], bounds)
+        off = ~np.isin(np.take_along_axis(x, np.maximum(start - 1, 0), 1), bounds)
+        rates = _rates(learnt & ~pinned, learnt_repeat & ~pinned, start, prior)
+        q1, q2, pairs, repeats = (np.where(off, new, old) for new, old in
+                                  zip(rates, (q1, q2, pairs, repeats), strict=True))  # fmt: skip
+    again = np.zeros(x.shape, dtype=bool)
+    again[:, 1:] = learnt_repeat[:, 1:] & learnt_repeat[:, :-1]
     steps = np.maximum(length - 1, 0)
     with np.errstate(under="ignore"):
         p = np.where((length > 0) & (pairs - repeats >= MIN_MOVES), q1 * q2**steps, 1.0)
@@ -126,6 +135,20 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float) -> Runs:
         with np.errstate(under="ignore"):
             p[i, begin:end] = q1[i, begin:end] * q2[i, begin:end] ** steps[i, begin:end]
     return Runs(length.astype(np.int64), p, _first_below(p, length, level))
+
+
+def _rates(
+    learnt: BoolMatrix, learnt_repeat: BoolMatrix, start: NDArray[np.int64], prior: FloatMatrix
+) -> tuple[FloatMatrix, FloatMatrix, NDArray[np.int64], NDArray[np.int64]]:
+    """``q1`` and ``q2`` of the runs starting at ``start``, from the learnt pairs and repeats
+    before them, with the pairs and repeats counted."""
+    again = np.zeros(learnt.shape, dtype=bool)
+    again[:, 1:] = learnt_repeat[:, 1:] & learnt_repeat[:, :-1]
+    pairs = _before(np.cumsum(learnt, axis=1), start)
+    repeats = _before(np.cumsum(learnt_repeat, axis=1), start)
+    q1 = estimate(repeats, pairs, prior)
+    q2 = np.maximum(_shrunk(_before(np.cumsum(again, axis=1), start), repeats, q1), q1)
+    return q1, q2, pairs, repeats
 
 
 def _first_below(p: FloatMatrix, length: NDArray[np.int64], level: float) -> BoolMatrix:
@@ -153,9 +176,9 @@ def stale_points(
     repeats = (values[:, 1:] == values[:, :-1]).any(axis=1)
     rows = np.flatnonzero(judged.any(axis=1) & repeats)
     if len(rows):
-        found = runs(values[rows], learn[rows], SHARE * rate)
+        bounds = tuple(b for b in domain if np.isfinite(b))
+        found = runs(values[rows], learn[rows], SHARE * rate, bounds)
         first = found.first & judged[rows]
-        bounds = [b for b in domain if np.isfinite(b)]
         if bounds:
             late = np.isin(values[rows], bounds) & (found.length > BOUND_REPEATS)
             first &= ~late

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from detectors import Adaptive, InvalidParameterError
-from detectors.adaptive.limits import RANGE_REACH
+from detectors.adaptive.limits import RANGE_REACH, to_angle
 from detectors.evaluation import ANOMALY, OK
 
 DOMAINS = {"ratio": (0.0, 1.0), "count": (0.0, math.inf), "signed": None}
@@ -71,10 +71,14 @@ def test_every_judged_band_is_finite_in_domain_and_near_the_observed_range(
     assert (lower >= low).all() and (upper <= high).all()
     assert ((p >= 0) & (p <= 1)).all()
     seen = np.where(np.isfinite(x), x, np.nan)
+    # A ratio's reach is measured on its angular scale (the band's upper end too).
+    scaled = to_angle if kind == "ratio" else lambda v, _: v
+    seen, upper = scaled(seen, (0.0, 1.0)), scaled(result.upper, (0.0, 1.0))
     for i in np.flatnonzero(judged) + 6:
         before = seen[:i][np.isfinite(seen[:i])]
         span = max(float(np.ptp(before)), 1e-300)
-        assert result.upper[i - 6] <= before.max() + RANGE_REACH * max(span, abs(before).max())
+        reach = RANGE_REACH * max(span, abs(before).max())
+        assert upper[i - 6] <= before.max() + reach * (1 + 1e-12) + 1e-12
         if np.isfinite(x[i]) and not low <= x[i] <= high:
             assert result.codes[i - 6] == ANOMALY and p[judged[: i - 6].sum()] == 0.0
 
@@ -86,6 +90,21 @@ def test_a_share_that_doubled_is_judged_against_a_band_inside_zero_one() -> None
     times = pd.date_range("2025-03-03", periods=len(share), freq="D")
     result = Adaptive().with_domain(0.0, 1.0).at_times(times).evaluate(share, (20, 21))
     assert 0.0 <= result.lower[0] <= result.upper[0] <= 1.0
+
+
+def test_a_null_ratio_near_zero_may_reach_a_storm_at_the_quietest_rates() -> None:
+    # Cancelled flights: 0-4% for weeks, then a storm cancels half a day's flights. Ten ranges
+    # of 4 percentage points cut the band at 0.4 and flagged it at any rate, even 1e-30; on
+    # the ratio's angular scale (binomial spread is tight near 0) the quietest band reaches it.
+    rng = np.random.default_rng(2)
+    nulls = np.r_[np.where(rng.random(30) < 0.5, 0.0, rng.uniform(0.003, 0.036, 30)), 0.478]
+    times = pd.date_range("2013-02-01", periods=len(nulls), freq="D")
+    detector = Adaptive(false_alarm_rate=1e-30).with_domain(0.0, 1.0).at_times(times)
+    assert detector.evaluate(nulls, (30, 31)).codes[0] == OK
+    assert (
+        Adaptive().with_domain(0.0, 1.0).at_times(times).evaluate(nulls, (30, 31)).codes[0]
+        == ANOMALY
+    )  # at the default rate, a storm is still far out
 
 
 def test_holiday_drops_leave_bands_within_reach_of_the_counts() -> None:
