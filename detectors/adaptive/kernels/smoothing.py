@@ -130,7 +130,9 @@ def smooth_rows(
                 shifted = e - pending[c]
                 accept = big and math.isfinite(pending[c]) and abs(shifted) <= bound
                 back = yv - (old_level[c] + old_seasonal)
-                restore = big and not accept and timer[c] > 0 and abs(back) <= bound
+                # Back nearer the old model than the shifted one (a rebound after a drop): over.
+                nearer = abs(back) <= bound or abs(back) < abs(e)
+                restore = big and not accept and timer[c] > 0 and nearer
                 # The same outlier a cycle after the last on this day: the day has changed.
                 again = recurring[c, phase[0]] if components[c] > 0 else np.nan
                 recur = big and not accept and not restore and abs(e - again) <= bound
