@@ -131,7 +131,8 @@ def smooth_rows(
                 accept = big and math.isfinite(pending[c]) and abs(shifted) <= bound
                 back = yv - (old_level[c] + old_seasonal)
                 # Back nearer the old model than the shifted one (a rebound after a drop): over.
-                nearer = abs(back) <= bound or abs(back) < abs(e)
+                fresh = timer[c] >= return_window  # the shift was accepted on the point before
+                nearer = abs(back) <= bound or (fresh and abs(back) < abs(e))
                 restore = big and not accept and timer[c] > 0 and nearer
                 # The same outlier a cycle after the last on this day: the day has changed.
                 again = recurring[c, phase[0]] if components[c] > 0 else np.nan
