@@ -15,7 +15,12 @@ seasons of the series) runs over each transformed series:
   possible level shift. If the next error, measured as if the level had moved by the outlier's
   error, is within the limit, the shift is accepted (the level moves, no second alert) and the
   model before the shift is kept for ``return_window`` points: a value back on the old level
-  restores it (a one- or two-point drop is over, not a new shift);
+  restores it (a one- or two-point drop is over, not a new shift), as does a value nearer the
+  old model than the shifted one on the point after the shift (the day after a holiday's
+  two-day drop, busier than usual);
+* an outlier one cycle of the first season after an outlier of about the same size at the
+  same phase (a Saturday 20% above its Saturdays, twice in a row) is a lasting change of that
+  phase: its seasonal component moves by the first outlier's error, no second alert;
 * the scale never drops below ``granularity`` times the smallest step the series has made
   away from a value it repeated (in value units, mapped onto the transformed scale where the
   series is now), once it has repeated values ``GRAIN_REPEATS`` times: a metric that sits at 0

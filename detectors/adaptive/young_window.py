@@ -12,10 +12,18 @@ weekly profile or a past incident in the window widens it, so it is conservative
 gives a young series (10 degrees of freedom) as :mod:`detectors.adaptive.tails` combines them:
 with normal tails, t(3) noise raised 2.7 times the rate in its first 30 points.
 
-Until the chosen model has ``tails.SETTLED`` errors, a point is judged by both tests, each at half
+Until the chosen model's scale rests on as many errors as the window has values
+(``YOUNG_ERRORS``, two weeks of a daily series), a point is judged by both tests, each at half
 the rate (Bonferroni): its p-value is ``2 * min(p_model, p_window)`` and its band the
 intersection of the two bands. Sub-daily points are left alone: fourteen of them do not span
 their daily cycle.
+
+Why two weeks, not the ``tails.SETTLED`` errors after which the model's own errors start to
+say how heavy its tails are: a weekly model takes over from the level model around day 11
+with three or four errors, so at ten errors it is on day 17-18 and its band still reaches 10
+to 15 scales (Student-t of so few errors, the prior's tails), where a doubled load on a
+trend + weekly count was 9.9 rolling deviations out and p 0.004 under the model. The window's
+14 values are then no less an estimate than the model's errors.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ BoolMatrix = NDArray[np.bool_]
 
 WINDOW, MIN_SEEN = recurrence.WINDOW, recurrence.MIN_SEEN
 """The window is the recurrence share's: the 14 learnt values before a point, at least 7."""
+YOUNG_ERRORS = WINDOW
+"""The window judges too while the chosen model's scale rests on fewer errors than this."""
 PRIOR_NU = tails.NU[int(tails.plug_in(np.array(tails.PRIOR)[:, None])[0])]
 """Tail heaviness of the window's values: the plug-in of the model's prior (10 degrees of
 freedom), what a young model is judged with before its own errors inform."""
@@ -88,10 +98,10 @@ def window_test(
 def young_cells(
     needed: BoolMatrix, errors: NDArray[np.int64], plain: BoolMatrix, daily: bool
 ) -> BoolMatrix:
-    """The cells both tests judge: needed, the model on fewer than ``tails.SETTLED`` ``errors``, a
+    """The cells both tests judge: needed, the model on fewer than ``YOUNG_ERRORS`` ``errors``, a
     ``plain`` row (not a cumulative size's increments), and points a day or more apart
     (``daily``: fourteen sub-daily points do not span their daily cycle)."""
-    return needed & (errors < tails.SETTLED) & plain & np.bool_(daily)
+    return needed & (errors < YOUNG_ERRORS) & plain & np.bool_(daily)
 
 
 def combine(
@@ -130,3 +140,4 @@ def narrow(
         np.where(used, np.fmin(upper, high), upper),
         used,
     )
+

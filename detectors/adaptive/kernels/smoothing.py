@@ -129,7 +129,7 @@ def smooth_rows(
     sums, counts = np.empty((n, width, most)), np.empty((n, width, most))
     first = max(1, int(min_errors))
     first_errors, first_slots = np.empty((n, first)), np.empty((n, first), np.int64)
-    ratio = np.empty((n, most))
+    ratio, recurring = np.empty((n, most)), np.empty((n, most))
     seen, first_slot, timer = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     errors, run = np.empty(n, np.int64), np.empty(n, np.int64)
     total, scale_sum, scale_weight = np.empty(n), np.empty(n), np.empty(n)
@@ -143,6 +143,7 @@ def smooth_rows(
     for g in range(groups):
         level[:], pending[:], old_level[:] = np.nan, np.nan, np.nan
         values[:], old_values[:], sums[:], counts[:], ratio[:] = 0.0, 0.0, 0.0, 0.0, 1.0
+        recurring[:] = np.nan
         seen[:], first_slot[:], timer[:], errors[:], run[:] = 0, -1, 0, 0, 0
         total[:], scale_sum[:], scale_weight[:], fit_sum[:], fit_weight[:] = 0.0, 0.0, 0.0, 0.0, 0.0
         burnt[:] = periods == 0
@@ -169,8 +170,14 @@ def smooth_rows(
                 shifted = e - pending[c]
                 accept = big and math.isfinite(pending[c]) and abs(shifted) <= bound
                 back = yv - (old_level[c] + old_seasonal)
-                restore = big and not accept and timer[c] > 0 and abs(back) <= bound
-                e_eff = shifted if accept else (back if restore else e)
+                # Back nearer the old model than the shifted one (a rebound after a drop): over.
+                fresh = timer[c] >= return_window  # the shift was accepted on the point before
+                nearer = abs(back) <= bound or (fresh and abs(back) < abs(e))
+                restore = big and not accept and timer[c] > 0 and nearer
+                # The same outlier a cycle after the last on this day: the day has changed.
+                again = recurring[c, phase[0]] if components[c] > 0 else np.nan
+                recur = big and not accept and not restore and abs(e - again) <= bound
+                e_eff = shifted if accept else (back if restore else (e - again if recur else e))
                 is_outlier = abs(e_eff) > bound
                 started = not burning and math.isfinite(level[c])
                 judged = started and errors[c] >= min_errors
@@ -206,6 +213,8 @@ def smooth_rows(
                     old_values[c] = values[c]
                     level[c] += pending[c]
                     timer[c] = return_window + 1
+                if use and judged and recur:
+                    values[c, 0, phase[0]] += again
                 if use and judged and restore:
                     level[c] = old_level[c]
                     values[c] = old_values[c]
@@ -249,6 +258,8 @@ def smooth_rows(
                                                limit)  # fmt: skip
                 if learning:
                     pending[c] = e_eff if judged and is_outlier else np.nan
+                    if components[c] > 0:
+                        recurring[c, phase[0]] = pending[c]
                 if use:
                     timer[c] = max(timer[c] - 1, 0)
                 if use and judged:  # a run of outliers: a new regime, restart level and scale

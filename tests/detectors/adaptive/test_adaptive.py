@@ -94,6 +94,29 @@ def test_a_two_day_drop_then_recovery_alerts_only_on_the_drop() -> None:
     assert found[0] == 90 and all(i in (90, 91) for i in found)
 
 
+@pytest.mark.parametrize(("seed", "rebound"), [(0, 1.1), (1, 1.1), (6, 1.15)])
+def test_a_two_day_drop_and_a_busier_day_after_it_alert_once(seed: int, rebound: float) -> None:
+    values = weekly_counts(seed=seed)
+    values[87:89] *= 0.5  # a holiday Thursday and Friday (taken for a level shift on Friday)
+    values[89] *= rebound  # the Saturday after, busier than Saturdays: back, not a new shift
+    assert flagged(values, DAYS, Adaptive()) == [87]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_lasting_change_of_one_weekday_is_flagged_once_and_learnt(seed: int) -> None:
+    values = weekly_counts(seed=seed)
+    saturdays = np.arange(75, 140, 7)  # DAYS starts on a Monday: day 75 is a Saturday
+    values[saturdays] *= 1.6  # a new Saturday schedule from then on
+    assert flagged(values, DAYS, Adaptive()) == [75]
+
+
+def test_a_one_day_holiday_a_week_before_a_normal_day_teaches_the_weekday_nothing() -> None:
+    values = weekly_counts()
+    values[78] *= 0.5  # a holiday Tuesday, the Tuesday after is normal
+    values[92] *= 0.5  # a partial load on a Tuesday two weeks later is found
+    assert flagged(values, DAYS, Adaptive()) == [78, 92]
+
+
 def test_a_moderate_lasting_shift_is_found_by_its_run_of_errors() -> None:
     rng = np.random.default_rng(5)
     values = rng.normal(50, 1, 150)

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from detectors import Adaptive
+from detectors.adaptive import tails, young_window
 from detectors.adaptive.young_window import MIN_SEEN, window_test
 from detectors.evaluation import ANOMALY, OK
 
@@ -29,6 +30,27 @@ def test_a_load_delivered_three_times_in_the_second_week_is_mostly_flagged() -> 
             assert ev.p_value[0] < 1e-3 and ev.upper[0] < x[11]
             found += 1
     assert found >= 12
+
+
+def test_the_window_judges_until_the_model_rests_on_two_weeks_of_errors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Day 14 of a noisy count: the model has 13 errors. A load delivered 2.5 times was found 8
+    # times in 40 when the window stopped at ``tails.SETTLED`` errors, 26 with two weeks.
+    days = pd.date_range("2026-03-02", periods=28, freq="D")
+
+    def found() -> int:
+        hits = 0
+        for seed in range(40):
+            x = np.round(2000.0 * np.random.default_rng(seed).lognormal(0, 0.18, len(days)))
+            x[14] = 2.5 * np.median(x[:14])
+            ev = Adaptive().with_domain(0, None).at_times(days).evaluate(x, (14, 15))
+            hits += int(ev.codes[0] == ANOMALY)
+        return hits
+
+    two_weeks = found()
+    monkeypatch.setattr(young_window, "YOUNG_ERRORS", tails.SETTLED)
+    assert two_weeks >= 20 and two_weeks >= found() + 10
 
 
 @pytest.mark.parametrize(
