@@ -94,12 +94,14 @@ def test_a_two_day_drop_then_recovery_alerts_only_on_the_drop() -> None:
     assert found[0] == 90 and all(i in (90, 91) for i in found)
 
 
-@pytest.mark.parametrize(("seed", "rebound"), [(0, 1.1), (1, 1.1), (6, 1.15)])
-def test_a_two_day_drop_and_a_busier_day_after_it_alert_once(seed: int, rebound: float) -> None:
-    values = weekly_counts(seed=seed)
-    values[87:89] *= 0.5  # a holiday Thursday and Friday (taken for a level shift on Friday)
-    values[89] *= rebound  # the Saturday after, busier than Saturdays: back, not a new shift
-    assert flagged(values, DAYS, Adaptive()) == [87]
+def test_a_two_day_drop_and_a_busier_day_after_it_mostly_alert_once() -> None:
+    once = 0
+    for seed in range(12):
+        values = weekly_counts(seed=seed)
+        values[87:89] *= 0.5  # a holiday Thursday and Friday (taken for a level shift on Friday)
+        values[89] *= 1.1  # the Saturday after, busier than Saturdays: back, not a new shift
+        once += flagged(values, DAYS, Adaptive()) == [87]
+    assert once >= 9  # 10 of 12; 6 of 12 when the return did not restore the old model
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
