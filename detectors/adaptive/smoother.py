@@ -6,9 +6,7 @@ seasons of the series) runs over each transformed series:
 * a seasonal model spends its first full cycle of the calendar collecting phase means, then
   starts from them as Holt-Winters is classically initialised (the level is the cycle's mean,
   each component's value its phase mean minus that); a series with gaps (business hours only)
-  starts after its first week, and its empty phases stay at 0; its first ``min_errors``
-  errors teach it once all are in, each clipped at ``limit`` times their median size, so a
-  holiday in that first cycle does not drag the level (and every other phase with it);
+  starts after its first week, and its empty phases stay at 0;
 * forecast ``f = level + seasonal``; error ``e = y - f``; scale ``s`` = running mean of
   ``min(|e|, limit * s)``, exponentially weighted;
 * an error beyond ``limit * s`` is an outlier: it teaches the model nothing and is kept as a

@@ -52,44 +52,6 @@ def grain_state(x: FloatMatrix, usable: BoolMatrix) -> tuple[FloatMatrix, FloatM
 
 
 @njit(cache=True, nogil=True)
-def learn_first(
-    first: FloatArray,
-    first_slots: IntArray,
-    level: float,
-    values: FloatMatrix,
-    strides: IntArray,
-    sizes: IntArray,
-    components: int,
-    season_rates: FloatArray,
-    level_rate: float,
-    period: int,
-    limit: float,
-) -> float:
-    """A seasonal model's first errors after its first cycle, learnt in order once all are in,
-    each clipped at ``limit`` times their median size: a holiday in the first cycle (or among
-    these days) moves the level, and every other day of the week with it, by a few typical
-    errors, not by a fifth of the holiday's drop. Returns the level; ``values`` (components x
-    phases) is updated in place.
-
-    >>> values = np.zeros((1, 7))
-    >>> level = learn_first(np.array([0.02, 1.0, -0.03]), np.array([2, 3, 4]), 9.0, values,
-    ...                     np.array([1]), np.array([7]), 1, np.array([0.2]), 0.2, 7, 4.0)
-    >>> round(level, 3), round(float(values[0, 3]), 3)
-    (9.022, 0.019)
-    """
-    cap = limit * np.median(np.abs(first))
-    for i in range(len(first)):
-        rest = min(max(first[i], -cap), cap)
-        rate = max(level_rate, 1.0 / (i + 2 + period))
-        level += rate * rest
-        rest = rest * (1 - rate)
-        for k in range(components):
-            values[k, (first_slots[i] // strides[k]) % sizes[k]] += season_rates[k] * rest
-            rest = rest * (1 - season_rates[k])
-    return level
-
-
-@njit(cache=True, nogil=True)
 def smooth_rows(
     y: FloatMatrix,
     usable: BoolMatrix,
@@ -127,8 +89,6 @@ def smooth_rows(
     level, pending, old_level = np.empty(n), np.empty(n), np.empty(n)
     values, old_values = np.empty((n, width, most)), np.empty((n, width, most))
     sums, counts = np.empty((n, width, most)), np.empty((n, width, most))
-    first = max(1, int(min_errors))
-    first_errors, first_slots = np.empty((n, first)), np.empty((n, first), np.int64)
     ratio, recurring = np.empty((n, most)), np.empty((n, most))
     seen, first_slot, timer = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
     errors, run = np.empty(n, np.int64), np.empty(n, np.int64)
@@ -225,10 +185,7 @@ def smooth_rows(
                     warm = False
                 else:
                     warm = learning and started and not judged
-                # A seasonal model's first errors teach it once all of them are in, clipped
-                # (:func:`learn_first`); its days' noise is learnt from judged errors only.
-                deferred = warm and components[c] > 0
-                if (learning and judged and not is_outlier) or (warm and not deferred):
+                if (learning and judged and not is_outlier) or warm:
                     rate = max(level_rate, 1.0 / (errors[c] + 2 + periods[c]))
                     rest = e if warm else e_eff
                     level[c] += rate * rest
@@ -238,7 +195,7 @@ def smooth_rows(
                         rest = rest * (1 - season_rates[c, k])
                 if (learning and judged) or warm:
                     clipped = abs(e) if warm else min(abs(e_eff), bound)
-                    if components[c] > 0 and not deferred:
+                    if components[c] > 0:
                         now = overall  # (the scale's sums have not moved since)
                         seen_ratio = clipped / now if now > 0 else 1.0
                         ratio[c, phase[0]] = (
@@ -247,15 +204,7 @@ def smooth_rows(
                         clipped = clipped / phase_ratio
                     scale_sum[c] = decay * scale_sum[c] + clipped
                     scale_weight[c] = decay * scale_weight[c] + 1.0
-                    if deferred:
-                        first_errors[c, errors[c]], first_slots[c, errors[c]] = e, slot
                     errors[c] += 1
-                    if deferred and errors[c] == min_errors:
-                        level[c] = learn_first(first_errors[c, : errors[c]],
-                                               first_slots[c, : errors[c]], level[c], values[c],
-                                               strides[c], sizes[c], components[c],
-                                               season_rates[c], level_rate, periods[c],
-                                               limit)  # fmt: skip
                 if learning:
                     pending[c] = e_eff if judged and is_outlier else np.nan
                     if components[c] > 0:
