@@ -111,8 +111,7 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float, bounds: tuple[float, .
         rates = _rates(learnt & ~pinned, learnt_repeat & ~pinned, start, prior)
         q1, q2, pairs, repeats = (np.where(off, new, old) for new, old in
                                   zip(rates, (q1, q2, pairs, repeats), strict=True))  # fmt: skip
-    again = np.zeros(x.shape, dtype=bool)
-    again[:, 1:] = learnt_repeat[:, 1:] & learnt_repeat[:, :-1]
+    again = _twice(learnt_repeat)
     steps = np.maximum(length - 1, 0)
     with np.errstate(under="ignore"):
         p = np.where((length > 0) & (pairs - repeats >= MIN_MOVES), q1 * q2**steps, 1.0)
@@ -142,13 +141,19 @@ def _rates(
 ) -> tuple[FloatMatrix, FloatMatrix, NDArray[np.int64], NDArray[np.int64]]:
     """``q1`` and ``q2`` of the runs starting at ``start``, from the learnt pairs and repeats
     before them, with the pairs and repeats counted."""
-    again = np.zeros(learnt.shape, dtype=bool)
-    again[:, 1:] = learnt_repeat[:, 1:] & learnt_repeat[:, :-1]
+    again = _twice(learnt_repeat)
     pairs = _before(np.cumsum(learnt, axis=1), start)
     repeats = _before(np.cumsum(learnt_repeat, axis=1), start)
     q1 = estimate(repeats, pairs, prior)
     q2 = np.maximum(_shrunk(_before(np.cumsum(again, axis=1), start), repeats, q1), q1)
     return q1, q2, pairs, repeats
+
+
+def _twice(learnt_repeat: BoolMatrix) -> BoolMatrix:
+    """The learnt repeats that follow a learnt repeat (a value seen three times running)."""
+    again = np.zeros(learnt_repeat.shape, dtype=bool)
+    again[:, 1:] = learnt_repeat[:, 1:] & learnt_repeat[:, :-1]
+    return again
 
 
 def _first_below(p: FloatMatrix, length: NDArray[np.int64], level: float) -> BoolMatrix:

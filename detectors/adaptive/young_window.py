@@ -140,4 +140,3 @@ def narrow(
         np.where(used, np.fmin(upper, high), upper),
         used,
     )
-
