@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,27 +26,13 @@ from repository.backends.postgres.cluster import TEST_SETTINGS, TemporaryCluster
 BACKENDS = ("duckdb", "postgresql")
 
 
-class _ChildJvmEnvironment(Mapping[str, str]):
-    """The JVM options of this run (`conftest.pytest_configure` sets them), read when used: this
-    module is imported before they are set."""
-
-    names = ("SPARK_SUBMIT_OPTS", "SPARK_LAUNCHER_OPTS")
-
-    def __getitem__(self, name: str) -> str:
-        if name not in self.names:
-            raise KeyError(name)
-        return os.environ.get(name, JVM)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-
-CHILD_JVM_ENV: Mapping[str, str] = _ChildJvmEnvironment()
-"""What a test that gives a child process an environment of its own adds to it, so that the
-child's JVMs run as every other test JVM does."""
+def child_jvm_env() -> dict[str, str]:
+    """What a test that gives a child process an environment of its own adds to it, so that the
+    child's JVMs run as every other test JVM does: this run's JVM options, which
+    `conftest.pytest_configure` sets after this module is imported, so read when called."""
+    return {
+        name: os.environ.get(name, JVM) for name in ("SPARK_SUBMIT_OPTS", "SPARK_LAUNCHER_OPTS")
+    }
 
 
 @pytest.fixture(scope="session")

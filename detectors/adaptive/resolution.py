@@ -68,9 +68,8 @@ def repeat_prior(x: FloatMatrix, learnt: BoolMatrix, pairs: BoolMatrix) -> Float
     >>> float(repeat_prior(counts, np.ones((1, 5), bool), np.ones((1, 5), bool))[0, -1]) < 0.01
     True
     """
-    digits = np.where(learnt, decimals(x), 0)
-    step = 10.0 ** -np.maximum.accumulate(digits, axis=1).astype(np.float64)
-    step[np.maximum.accumulate(digits, axis=1) > MAX_DECIMALS] = np.inf  # no grid: CAP
+    finest = np.maximum.accumulate(np.where(learnt, decimals(x), 0), axis=1)
+    step = np.where(finest > MAX_DECIMALS, np.inf, 10.0 ** -finest.astype(np.float64))  # inf: CAP
     moves = np.zeros(x.shape)
     with np.errstate(invalid="ignore"):
         moves[:, 1:] = np.where(pairs[:, 1:], np.abs(x[:, 1:] - x[:, :-1]), 0.0)

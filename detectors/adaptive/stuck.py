@@ -80,7 +80,8 @@ def _shrunk(hits: Any, trials: Any, towards: Any) -> Any:
 def runs(x: FloatMatrix, learn: BoolMatrix, level: float, bounds: tuple[float, ...] = ()) -> Runs:
     """The runs of repeats in ``x`` (groups x points), their probabilities learnt from the
     pairs of consecutive ``learn`` points, and where each first fell below ``level``; a run of
-    a value off the domain's ``bounds`` learns only from the pairs that start off them.
+    a value off the domain's ``bounds`` learns only from the pairs that start off them, and a
+    run at one is not flagged after ``BOUND_REPEATS`` repeats.
 
     >>> values = np.r_[np.arange(12.0) % 5 + np.arange(12.0) / 10, 9.0, 9.0, 9.0]
     >>> found = runs(values[None, :], np.ones((1, 15), bool), level=0.01)
@@ -104,10 +105,11 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float, bounds: tuple[float, .
     prior = np.take_along_axis(repeat_prior(x, learn & finite, learnt), np.maximum(start - 1, 0), 1)
     prior = np.where(start > 0, prior, CAP)
     q1, q2, pairs, repeats = _rates(learnt, learnt_repeat, start, prior)
+    at_bound = np.isin(x, bounds)
     if bounds:  # a value off the bounds: the days pinned at one were no chance to repeat
         pinned = np.zeros(x.shape, dtype=bool)
-        pinned[:, 1:] = np.isin(x[:, :-1], bounds)
-        off = ~np.isin(np.take_along_axis(x, np.maximum(start - 1, 0), 1), bounds)
+        pinned[:, 1:] = at_bound[:, :-1]
+        off = ~np.take_along_axis(at_bound, np.maximum(start - 1, 0), 1)
         rates = _rates(learnt & ~pinned, learnt_repeat & ~pinned, start, prior)
         q1, q2, pairs, repeats = (np.where(off, new, old) for new, old in
                                   zip(rates, (q1, q2, pairs, repeats), strict=True))  # fmt: skip
@@ -133,7 +135,9 @@ def runs(x: FloatMatrix, learn: BoolMatrix, level: float, bounds: tuple[float, .
         q2[i, begin:end] = max(q2[i, t], own_q2, share)
         with np.errstate(under="ignore"):
             p[i, begin:end] = q1[i, begin:end] * q2[i, begin:end] ** steps[i, begin:end]
-    return Runs(length.astype(np.int64), p, _first_below(p, length, level))
+    # A run at a bound is saturation after its first week, not a source that stopped.
+    first = _first_below(p, length, level) & ~(at_bound & (length > BOUND_REPEATS))
+    return Runs(length.astype(np.int64), p, first)
 
 
 def _rates(
@@ -184,9 +188,6 @@ def stale_points(
         bounds = tuple(b for b in domain if np.isfinite(b))
         found = runs(values[rows], learn[rows], SHARE * rate, bounds)
         first = found.first & judged[rows]
-        if bounds:
-            late = np.isin(values[rows], bounds) & (found.length > BOUND_REPEATS)
-            first &= ~late
         stale[rows] = first
         p[rows] = np.where(first, found.p_value, 1.0)
         length[rows] = found.length

@@ -28,7 +28,7 @@ COMMANDS = ["scan", "serve", "backfill", "history", "anomalies", "plot", "valida
 
 def run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m anomaly ARGV`` in a subprocess (a JVM it starts takes the test session's
-    options from the environment: ``tests/conftest.py``'s ``CHILD_JVM_ENV``)."""
+    options from the environment: ``tests/conftest.py``'s ``child_jvm_env``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
         [sys.executable, "-m", "anomaly", *argv], capture_output=True, text=True, env=env,

@@ -20,7 +20,7 @@ from pyspark.sql import SparkSession
 
 from detectors import SimpleThreshold, detect_frame
 from detectors.worker_python import use_driver_python
-from tests.conftest import CHILD_JVM_ENV
+from tests.conftest import child_jvm_env
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,7 +113,7 @@ def test_console_script_of_a_non_activated_venv(tmp_path: Path) -> None:
         "HOME": str(tmp_path),
         "PYTHONPATH": str(ROOT),  # this worktree's code, not the installed copy
         "LANG": "C.UTF-8",
-        **CHILD_JVM_ENV,
+        **child_jvm_env(),
     }
     done = subprocess.run(
         [str(script), "plain", "ours"], env=env, capture_output=True, text=True, timeout=600,

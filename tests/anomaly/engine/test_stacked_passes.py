@@ -17,7 +17,7 @@ from anomaly import AnalysisRunner, AnalyzerContext
 from anomaly.engine.stacked_scan import PASS_SLOTS
 from anomaly.monitors import ColumnHealth
 from tests.anomaly.engine.test_runner_passes import count_jobs
-from tests.conftest import CHILD_JVM_ENV
+from tests.conftest import child_jvm_env
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -82,5 +82,5 @@ def test_a_jvm_that_died_ends_the_run_with_a_clear_error(tmp_path: Path) -> None
 
 
 def _java() -> dict[str, str]:
-    names = ("JAVA_HOME", "SPARK_HOME", "LANG", *CHILD_JVM_ENV)
+    names = ("JAVA_HOME", "SPARK_HOME", "LANG", *child_jvm_env())
     return {k: v for k, v in os.environ.items() if k in names}
