@@ -78,8 +78,13 @@ def _prophet(level: Any) -> SodaProphet:
 
 
 DEFAULT = "Adaptive()"
+HOLIDAYS = "Adaptive(holidays='US')"
 SPECS: dict[str, Spec] = {
     DEFAULT: Spec(lambda r: Adaptive(false_alarm_rate=r), FAR_LEVELS, {"default": 0.001}, False),
+    # Opt-in, not the default: a user who tells the detector the data's country (docs/adaptive.md).
+    HOLIDAYS: Spec(
+        lambda r: Adaptive(false_alarm_rate=r, holidays="US"), FAR_LEVELS, {"default": 0.001}, False
+    ),
     "OnlineNormal()": Spec(lambda k: OnlineNormal(k, k), SD_LEVELS, {"default": 3.0}, False),
     "Elementary z-score (judged day in window)": Spec(
         lambda z: ZScore(z), SD_LEVELS, {"sensitivity 3": 3.0}

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from detectors._params import check_factor, check_int, check_open_fraction
 from detectors.adaptive import (
     calendar,
+    holiday_days,
     limits,
     persistence,
     recurrence,
@@ -25,7 +26,7 @@ from detectors.adaptive import (
 )
 from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
-from detectors.adaptive.judged import INCREMENTS, PERIOD_SLOTS, Judged, describe_anomaly, splice
+from detectors.adaptive.judged import Judged, describe_anomaly, pack_aux, splice, verdicts
 from detectors.adaptive.kernels import at_least_before, standardised
 from detectors.adaptive.seasons import (
     DAY,
@@ -38,16 +39,8 @@ from detectors.adaptive.smoother import SETTINGS, smooth
 from detectors.adaptive.transform import DECIDING_POINTS, Transforms
 from detectors.base import Interval, as_values, resolve_interval
 from detectors.errors import InvalidParameterError
-from detectors.evaluation import (
-    ANOMALY,
-    INSUFFICIENT,
-    MISSING,
-    OK,
-    Evaluation,
-    FloatArray,
-    IntArray,
-    outside,
-)
+from detectors.evaluation import ANOMALY, INSUFFICIENT, MISSING, Evaluation, FloatArray, IntArray
+from detectors.holidays import Holidays, HolidaysLike
 from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
 SIDES = ("both", "lower", "upper")
@@ -103,6 +96,10 @@ class Adaptive(MatrixDetector):
     spacing
         Seconds between points; the time-aware layers (``detect_series``, ``detect_frame``,
         scans, checks) set it from the timestamps (``with_spacing``).
+    holidays
+        The data's holiday calendar (``"US"``, ``["US", "CA"]``, ``{"countries": ["US"],
+        "dates": ["12-24"]}``: :class:`~detectors.holidays.Holidays`): points at times on one
+        are judged on a wider band and never learnt (:mod:`detectors.adaptive.holiday_days`).
 
     Examples
     --------
@@ -135,6 +132,7 @@ class Adaptive(MatrixDetector):
     share_tails: bool = True
     spacing: float | None = None
     domain: tuple[float, float] | None = None
+    holidays: HolidaysLike = None
 
     def __post_init__(self) -> None:
         check_open_fraction("false_alarm_rate", self.false_alarm_rate)
@@ -153,6 +151,7 @@ class Adaptive(MatrixDetector):
         self._fixed_periods()  # validates ``season``
         if self.domain is not None:  # a config's list becomes a hashable pair of floats
             object.__setattr__(self, "domain", limits.check_domain(self.domain))
+        object.__setattr__(self, "holidays", Holidays.of(self.holidays))  # hashable, checked
 
     def with_domain(self, lower: float | None, upper: float | None) -> Adaptive:
         """This detector for a metric whose values lie in ``[lower, upper]`` (``None``: that
@@ -182,10 +181,11 @@ class Adaptive(MatrixDetector):
         if stamps is None:
             return self
         spacing = self.spacing or calendar.spacing_of(stamps)
-        bound = self.with_spacing(spacing) if spacing else self
+        bound = replace(self, spacing=spacing or self.spacing)  # never share the bound state
         if spacing:
-            bound = replace(bound)  # never share the slots with the unbound detector
             object.__setattr__(bound, "_slots", calendar.slots(stamps, spacing))
+        holidays = self.holidays if isinstance(self.holidays, Holidays) else None
+        object.__setattr__(bound, "_holidays", holiday_days.mask(holidays, stamps))
         return bound
 
     def periods(self, values: FloatArray | None = None) -> tuple[int, ...]:
@@ -256,7 +256,8 @@ class Adaptive(MatrixDetector):
             empty = np.full(x.shape, np.nan)
             return MatrixResult(empty, empty, np.full(x.shape, MISSING, np.int8), empty, empty,
                                 empty)  # fmt: skip
-        learn = learn & np.isfinite(x)
+        days = holiday_days.bound(getattr(self, "_holidays", None), x.shape)
+        learn = learn & np.isfinite(x) & ~days  # a holiday is judged, never learnt
         per_day = DAY / self.spacing if self.spacing else 1.0
         # Sub-daily series decide their scale on a whole first day, not on its first night.
         deciding = int(min(max(DECIDING_POINTS, round(per_day)), 48))
@@ -267,13 +268,14 @@ class Adaptive(MatrixDetector):
         offset[growing] = previous_values(x[growing])
         # Every pass tries the same seasons, so a row's never depend on which rows a pass holds.
         periods = self.periods(x[0] - offset[0] if len(x) == 1 else None)
-        judged = self._judge(x, starts, learn, offset, slots, deciding, growing, periods)
+        judged = self._judge(x, starts, learn, offset, slots, deciding, growing, periods, days)
         result = judged.result
         rows, wide = scale_choice.open_rows(judged.transforms, learnt, growing, self.share_tails)
         if len(rows):  # also on the identity scale, where the values span a wide range
             plain = self._judge(x[rows], starts[rows], learn[rows], offset[rows],
                                 None if slots is None else slots[rows], deciding,
-                                np.zeros(len(rows), bool), periods, identity=True)  # fmt: skip
+                                np.zeros(len(rows), bool), periods, days[rows],
+                                identity=True)  # fmt: skip
             on_log = judged.density(x[rows], rows)
             on_identity = plain.density(x[rows], np.arange(len(rows)))
             better = scale_choice.prefer_identity(on_log, on_identity, wide)
@@ -288,7 +290,7 @@ class Adaptive(MatrixDetector):
         again = self._judge(
             x[growing], starts[growing], learn[growing], repaired,
             None if slots is None else slots[growing], deciding, np.zeros(len(repaired), bool),
-            periods,
+            periods, days[growing],
         )  # fmt: skip
         splice(result, again.result, growing, np.ones(again.result.codes.shape, bool))
         return result
@@ -303,6 +305,7 @@ class Adaptive(MatrixDetector):
         deciding: int,
         forecast_rows: NDArray[np.bool_],
         periods: tuple[int, ...],
+        days: NDArray[np.bool_],
         identity: bool = False,
     ) -> Judged:
         """The verdicts on ``values - offset`` (increments of cumulative rows, else values) on
@@ -330,6 +333,8 @@ class Adaptive(MatrixDetector):
         # a young row's scale is floored by its peers' (kernels/scaled_errors.py).
         *fields, z = standardised(y, fc.forecast, fc.error, scale, transforms.floor(), floor)
         fc = replace(fc, forecast=fields[0], error=fields[1], scale=fields[2])
+        # A holiday: band, z and p-value on one wider scale, which reaches a weekday's range.
+        fc, z = holiday_days.widen(fc, z, days, (y, learn, slots, periods))
         ready = aged & ~np.isnan(x) & (calendar.elapsed(slots, learn) >= self.needed_cycle(periods))
         needed = ready & (np.arange(steps)[None, :] >= starts[:, None])
         moved = (learnt := ready & learn) & (z != 0)
@@ -339,13 +344,14 @@ class Adaptive(MatrixDetector):
         early = moved & (fc.count >= young.MIN_ERRORS)
         p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
-        first = young_window.young_cells(needed, fc.count, plain, daily)  # judged twice, at r/2
+        first = young_window.young_cells(needed & ~days, fc.count, plain, daily)  # twice, at r/2
         if first.any():  # (the same cells as above, so rows judged together pool the same way)
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
             recent = young_window.window_test(values, learn, first, rate / 2, self.side, nu)
         sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
+        sums = holiday_days.off_sums(sums, days)  # a holiday never adds to a lasting change
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
                                   transforms, needed, offset, self.side,
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
@@ -366,19 +372,9 @@ class Adaptive(MatrixDetector):
         pc = np.minimum(np.minimum(p[cells] / POINT_SHARE, p_lasting[cells] / persistence.SHARE),
                         np.minimum(p_stale[cells] / stuck.SHARE, 1.0))  # fmt: skip
         pc = np.where(stale[cells], pc, np.maximum(pc, recurs[cells]))
-        codes = np.full(x.shape, INSUFFICIENT, dtype=np.int8)
-        points = values[cells]
-        beyond = outside(points, lower[cells], upper[cells])
-        codes[cells] = np.where(beyond | stale[cells], ANOMALY, OK)
-        # Beyond a band the limits cut: as surprising as the rate allows, or impossible.
-        pc = np.where(beyond, np.minimum(pc, self.false_alarm_rate), pc)
-        pc[limits.out_of_domain(points, domain)] = 0.0
-        codes[np.isnan(values)] = MISSING
-        p, confidence, aux = (np.full(x.shape, np.nan) for _ in range(3))
-        p[cells], confidence[cells] = pc, 1.0 - pc
-        kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)
-        aux[cells] = (fc.period[cells] + PERIOD_SLOTS * kind[cells[0]]).astype(np.float64)
-        aux[stale] = -run[stale]  # describe() tells a stale value by its negative aux
+        codes, p, confidence = verdicts(values, (lower, upper), needed, stale, pc,
+                                        self.false_alarm_rate, domain)  # fmt: skip
+        aux = pack_aux(needed, fc.period, transforms, offset, days, (stale, run))
         rows = np.flatnonzero(forecast_rows)
         return Judged(
             MatrixResult(lower, upper, codes, confidence, aux, p),
@@ -395,4 +391,6 @@ class Adaptive(MatrixDetector):
     def describe(self, cell: Cell) -> str:
         if cell.code != ANOMALY:
             return super().describe(cell)
-        return describe_anomaly(self.name, self.false_alarm_rate, cell)
+        holiday, aux = holiday_days.flagged(cell.aux)
+        detail = describe_anomaly(self.name, self.false_alarm_rate, cell._replace(aux=aux))
+        return holiday_days.describe(detail) if holiday else detail

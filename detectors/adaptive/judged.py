@@ -8,10 +8,10 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from detectors.adaptive import scale_choice
+from detectors.adaptive import holiday_days, limits, scale_choice
 from detectors.adaptive.smoother import Forecasts
 from detectors.adaptive.transform import Transform, Transforms
-from detectors.evaluation import IntArray, fmt
+from detectors.evaluation import ANOMALY, INSUFFICIENT, MISSING, OK, IntArray, fmt, outside
 from detectors.vectorised import Cell, FloatMatrix, MatrixResult
 
 PERIOD_SLOTS = 10_000
@@ -63,6 +63,52 @@ class Judged(NamedTuple):
         fc, transforms = self.forecasts, self.transforms.take(rows)
         return scale_choice.log_density(x, fc.error[rows], fc.scale[rows], transforms,
                                         self.learnt[rows])  # fmt: skip
+
+
+def verdicts(
+    values: FloatMatrix,
+    band: tuple[FloatMatrix, FloatMatrix],
+    needed: NDArray[np.bool_],
+    stale: NDArray[np.bool_],
+    p: FloatMatrix,
+    rate: float,
+    domain: limits.Domain,
+) -> tuple[NDArray[np.int8], FloatMatrix, FloatMatrix]:
+    """Codes, p-values and confidences of a pass: a ``needed`` cell (``p``: their p-values, in
+    order) is anomalous beyond its ``band`` or ``stale``; beyond a band the limits cut, its
+    p-value is at most ``rate``, outside the ``domain`` 0 (the model cannot produce it)."""
+    cells = np.nonzero(needed)
+    codes = np.full(values.shape, INSUFFICIENT, dtype=np.int8)
+    points = values[cells]
+    beyond = outside(points, band[0][cells], band[1][cells])
+    codes[cells] = np.where(beyond | stale[cells], ANOMALY, OK)
+    p = np.where(beyond, np.minimum(p, rate), p)
+    p[limits.out_of_domain(points, domain)] = 0.0
+    codes[np.isnan(values)] = MISSING
+    p_value, confidence = np.full(values.shape, np.nan), np.full(values.shape, np.nan)
+    p_value[cells], confidence[cells] = p, 1.0 - p
+    return codes, p_value, confidence
+
+
+def pack_aux(
+    needed: NDArray[np.bool_],
+    period: NDArray[np.int64],
+    transforms: Transforms,
+    offset: FloatMatrix,
+    holiday: NDArray[np.bool_],
+    stale_run: tuple[NDArray[np.bool_], NDArray[Any]],
+) -> FloatMatrix:
+    """Each ``needed`` cell's ``aux``: its season's ``period`` and its row's scale (its
+    transform, on increments where it has an ``offset``), flagged on a ``holiday``; minus the
+    run of repeats on a stale cell (``stale_run``: where, how long; NaN elsewhere)."""
+    stale, run = stale_run
+    kind = transforms.kinds.astype(np.int64) + INCREMENTS * offset.any(axis=1)
+    cells = np.nonzero(needed)
+    aux = np.full(needed.shape, np.nan)
+    aux[cells] = (period[cells] + PERIOD_SLOTS * kind[cells[0]]).astype(np.float64)
+    aux[holiday & ~stale] += holiday_days.FLAG
+    aux[stale] = -run[stale]  # describe() tells a stale value by its negative aux
+    return aux
 
 
 def splice(

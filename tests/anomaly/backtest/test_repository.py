@@ -13,7 +13,7 @@ import pytest
 from anomaly.backtest import backtest, read_labels
 from anomaly.backtest.cli import parse_detector, register
 from anomaly.errors import ConfigurationError
-from detectors import AlertFatigue, OnlineNormal, RobustMAD, is_newest_anomalous
+from detectors import Adaptive, AlertFatigue, OnlineNormal, RobustMAD, is_newest_anomalous
 from repository import MetricRecord, MetricsRepository, ResultKey
 
 DAY0 = datetime(2024, 5, 1, tzinfo=UTC)
@@ -154,6 +154,8 @@ def test_cli_refuses_what_it_cannot_run(repo_path: Path) -> None:
         ("AlertFatigue(OnlineNormal(upper_deviation_factor=4), cooldown=3)",
          AlertFatigue(OnlineNormal(upper_deviation_factor=4), cooldown=3)),
         ("detectors.robust:RobustMAD(min_history=3)", RobustMAD(min_history=3)),
+        ("Adaptive(holidays={'countries': ['US'], 'dates': ['12-24']})",
+         Adaptive(holidays={"countries": ["US"], "dates": ["12-24"]})),
     ],
 )  # fmt: skip
 def test_detector_specs(spec: str, expected: object) -> None:
@@ -169,6 +171,7 @@ def test_detector_specs(spec: str, expected: object) -> None:
         ("OnlineNormal(upper_deviation_factor=-1)", "upper_deviation_factor must be >= 0"),
         ("RobustMAD(", "never closed|unexpected EOF|invalid syntax"),
         ("nowhere.module:Thing", "cannot import module 'nowhere.module'"),
+        ("Adaptive(holidays='XX')", "holidays countries must be ISO 3166 codes"),
     ],
 )
 def test_bad_detector_specs(spec: str, message: str) -> None:

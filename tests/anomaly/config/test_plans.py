@@ -6,12 +6,15 @@ import math
 from typing import Any
 
 import pytest
+import yaml as yaml_module
+from pydantic import ValidationError
 
 from anomaly.analyzers import Size
 from anomaly.config import MIN_HISTORY, ServiceConfig, resolve_plan
 from anomaly.config.settings import ScanSettings
 from anomaly.service.monitor_run import _Judging
 from anomaly.streaming.judging import metric_plans
+from detectors.holidays import Holidays
 
 
 def config(scan: dict[str, Any], defaults: dict[str, Any] | None = None) -> ServiceConfig:
@@ -83,3 +86,25 @@ def test_a_detector_without_a_domain_is_used_as_configured() -> None:
     plan = config({"metrics": ["Size"], "detector": "RobustMAD"}).plans("daily")[0]
     assert type(plan.detector).__name__ == "RobustMAD"
     assert not hasattr(plan.detector, "domain")
+
+
+@pytest.mark.parametrize(
+    ("yaml", "expected"),
+    [
+        ("holidays: US", Holidays(("US",))),
+        ("holidays: [US, CA]", Holidays(("US", "CA"))),
+        ("holidays: {countries: [US], dates: [2024-12-24, 12-31]}",
+         Holidays(("US",), ("2024-12-24", "12-31"))),  # YAML reads 2024-12-24 as a date
+    ],
+)  # fmt: skip
+def test_the_default_detector_takes_a_holiday_calendar(yaml: str, expected: Holidays) -> None:
+    detector = yaml_module.safe_load(f"{{type: Adaptive, {yaml}}}")
+    plan = config({"detector": detector}).plans("daily")[0]
+    assert plan.detector.holidays == expected
+    assert plan.detector.domain == (0.0, math.inf)  # told its domain as without a calendar
+    hash(plan.detector)  # a config's lists became a hashable calendar
+
+
+def test_a_bad_holiday_calendar_names_its_key_and_what_is_allowed() -> None:
+    with pytest.raises(ValidationError, match=r"holidays countries must be ISO 3166 codes"):
+        config({"detector": {"type": "Adaptive", "holidays": "XX"}})
