@@ -184,8 +184,7 @@ class Adaptive(MatrixDetector):
         bound = replace(self, spacing=spacing or self.spacing)  # never share the bound state
         if spacing:
             object.__setattr__(bound, "_slots", calendar.slots(stamps, spacing))
-        holidays = self.holidays if isinstance(self.holidays, Holidays) else None
-        object.__setattr__(bound, "_holidays", holiday_days.mask(holidays, stamps))
+        object.__setattr__(bound, "_holidays", holiday_days.mask(self.holidays, stamps))
         return bound
 
     def periods(self, values: FloatArray | None = None) -> tuple[int, ...]:
@@ -391,6 +390,6 @@ class Adaptive(MatrixDetector):
     def describe(self, cell: Cell) -> str:
         if cell.code != ANOMALY:
             return super().describe(cell)
-        holiday, aux = holiday_days.flagged(cell.aux)
-        detail = describe_anomaly(self.name, self.false_alarm_rate, cell._replace(aux=aux))
-        return holiday_days.describe(detail) if holiday else detail
+        return holiday_days.describe(
+            cell, lambda c: describe_anomaly(self.name, self.false_alarm_rate, c)
+        )

@@ -15,6 +15,7 @@ factor 1 lost fast-growing weekly series): docs/daily-benchmark.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +25,7 @@ from numpy.typing import NDArray
 from detectors.adaptive.persistence import Sums
 from detectors.adaptive.smoother import Forecasts
 from detectors.holidays import Holidays
+from detectors.vectorised import Cell
 
 BoolMatrix = NDArray[np.bool_]
 FloatMatrix = NDArray[np.float64]
@@ -38,9 +40,9 @@ FLAG = 1_000_000
 """Added to a holiday cell's ``aux`` (which packs its scale and season, ``judged.py``)."""
 
 
-def mask(holidays: Holidays | None, stamps: NDArray[np.int64] | None) -> BoolMatrix | None:
+def mask(holidays: Any, stamps: NDArray[np.int64] | None) -> BoolMatrix | None:
     """Which points at ``stamps`` fall on ``holidays`` (``None``: no calendar, or no times)."""
-    if holidays is None or stamps is None:
+    if not isinstance(holidays, Holidays) or stamps is None:
         return None
     return holidays.mask(stamps)
 
@@ -132,13 +134,18 @@ def off_sums(sums: Sums, days: BoolMatrix) -> Sums:
                          z_high=np.where(days, np.inf, sums.z_high))  # fmt: skip
 
 
-def describe(detail: str) -> str:
-    """An anomaly's detail (ending in ``).``), told that its day was judged as a holiday.
+def describe(cell: Cell, detail: Callable[[Cell], str]) -> str:
+    """An anomalous ``cell``'s ``detail`` (a text ending in ``).``), told when its day was
+    judged as a holiday.
 
-    >>> describe("[Adaptive] Value 0.0 is not in bounds [1.0, 2.0] (period 7).")[-58:]
+    >>> text = lambda cell: f"[Adaptive] {cell.value} is not in bounds (period {cell.aux:g})."
+    >>> cell = Cell(position=3, length=9, value=0.0, lower=1.0, upper=5.0, code=1, aux=FLAG + 7)
+    >>> describe(cell, text)[-58:]
     '(period 7; judged as a holiday, on a band widened for it).'
     """
-    return detail[:-2] + "; judged as a holiday, on a band widened for it)."
+    holiday, aux = flagged(cell.aux)
+    text = detail(cell._replace(aux=aux))
+    return text[:-2] + "; judged as a holiday, on a band widened for it)." if holiday else text
 
 
 def flagged(aux: Any) -> tuple[bool, float]:
