@@ -61,6 +61,7 @@ DETECTORS: dict[str, SupportsDetect] = {
     "Adaptive": Adaptive(),
     "Adaptive(daily points)": Adaptive(spacing=86_400),
     "Adaptive(side=upper)": Adaptive(side="upper", season=7),
+    "Adaptive(holidays=US)": Adaptive(holidays="US"),  # its daily times hold New Year's Day
     "SimpleThreshold": SimpleThreshold(lower_bound=0, upper_bound=20),
     "OnlineNormal": OnlineNormal(),
     "OnlineNormal(Deequ)": OnlineNormal(include_current_point=True),
