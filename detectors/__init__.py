@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from detectors.fatigue import AlertFatigue
     from detectors.forward import walk_forward
     from detectors.frame import detect_frame
+    from detectors.holidays import Holidays
     from detectors.holt_winters import HoltWinters
     from detectors.online_normal import OnlineNormal
     from detectors.registry import detector_factory, load_detector
@@ -73,6 +74,7 @@ __all__ = [
     "DetectorError",
     "DetectorLoadError",
     "Evaluation",
+    "Holidays",
     "HoltWinters",
     "Interval",
     "InvalidParameterError",

@@ -123,7 +123,9 @@ def _texts(value: Any) -> tuple[str, ...]:
     values = (value,) if isinstance(value, str | dt.date) else value
     if not isinstance(values, Iterable):
         raise InvalidParameterError("holidays", "countries and dates must be lists", value)
-    return tuple(v.isoformat() if isinstance(v, dt.date) else v for v in values)
+    # YAML reads 2024-12-24 as a date; a timestamp (pandas, datetime) names its day.
+    days = (v.date() if isinstance(v, dt.datetime) else v for v in values)
+    return tuple(v.isoformat() if isinstance(v, dt.date) else v for v in days)
 
 
 def _country(code: Any) -> str:

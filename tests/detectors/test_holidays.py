@@ -25,11 +25,12 @@ from detectors.holidays import NAT, Holidays
          Holidays(("US",), ("2024-12-24", "12-31"))),
         ({"countries": "US"}, Holidays(("US",))),
         ({"dates": [dt.date(2024, 12, 24)]}, Holidays((), ("2024-12-24",))),  # YAML's dates
+        ({"dates": [pd.Timestamp("2024-12-24 06:00")]}, Holidays((), ("2024-12-24",))),
         (Holidays(("FR",)), Holidays(("FR",))),
         (None, None),
     ],
     ids=["code", "lower case", "list", "subdivision", "mapping", "one country", "date objects",
-         "a calendar", "none"],
+         "timestamps", "a calendar", "none"],
 )  # fmt: skip
 def test_a_calendar_is_built_from_a_config_value(value: Any, expected: Holidays | None) -> None:
     built = Holidays.of(value)
