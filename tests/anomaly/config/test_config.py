@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -349,3 +350,22 @@ def test_several_problems_are_reported_at_once_in_file_order(tmp_path: Path) -> 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigFileError, match=r"nope\.yml: .*file does not exist"):
         load_config(tmp_path / "nope.yml")
+
+
+@pytest.mark.parametrize(
+    ("detector", "expected"),
+    [("Adaptive", "anomaly"), ("{type: Adaptive, holidays: US}", "normal")],
+)
+def test_a_configured_holiday_calendar_keeps_thanksgiving_quiet(
+    tmp_path: Path, detector: str, expected: str
+) -> None:
+    config = load_config(write_config(tmp_path, with_detector(detector)), env={})
+    plans = {p.analyzer.metric_id: p for p in config.plans("daily")}
+    days = pd.date_range("2025-10-01", "2025-11-27", tz="UTC")  # ends on Thanksgiving
+    noise = np.random.default_rng(3).lognormal(0, 0.03, len(days))
+    values = np.round(20_000 * np.where(days.dayofweek >= 5, 0.4, 1.0) * noise)
+    values[-1] *= 0.5  # a business table's holiday: about a weekend's rows
+    frame = pd.DataFrame({"metric_id": "Size(*)", "group": "[]", "value": values,
+                          "timestamp": days})  # fmt: skip
+    [verdict] = judge(frame, days[-1], plans)
+    assert verdict.status == expected
