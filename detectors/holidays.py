@@ -27,7 +27,7 @@ KEYS = ("countries", "dates")
 _YEARLY = re.compile(r"^(\d{2})-(\d{2})$")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Holidays:
     """The holidays of ``countries`` (ISO 3166-1 codes, ``"US"``, or with an ISO 3166-2
     subdivision, ``"US-CA"``) and ``dates`` (``"2024-12-24"``, or ``"12-24"``: every year).
@@ -60,6 +60,15 @@ class Holidays:
             raise InvalidParameterError(
                 "holidays", "needs at least one country or date", (self.countries, self.dates)
             )
+
+    def __repr__(self) -> str:
+        """Only the parts given (a report's detector label stays short).
+
+        >>> Holidays(("US",))
+        Holidays(countries=('US',))
+        """
+        parts = {"countries": self.countries, "dates": self.dates}
+        return f"Holidays({', '.join(f'{k}={v!r}' for k, v in parts.items() if v)})"
 
     @classmethod
     def of(cls, value: Any) -> Holidays | None:
