@@ -339,11 +339,15 @@ class Adaptive(MatrixDetector):
         early = moved & (fc.count >= young.MIN_ERRORS)
         p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
-        first = young_window.young_cells(needed, fc.count, plain, daily)  # judged twice, at r/2
+        first = young_window.young_cells(needed, fc.count, plain, daily)  # model and window
         if first.any():  # (the same cells as above, so rows judged together pool the same way)
+            k_whole = k.copy()
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            recent = young_window.window_test(values, learn, first, rate / 2, self.side, nu)
+            seasonal = (y, fc.period, transforms.inverse, cycles)
+            recent, recent_whole = (young_window.recent_test(values, learn, first, r, self.side,
+                                                             nu, seasonal)
+                                    for r in (rate / 2, rate))  # fmt: skip
         sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
@@ -351,7 +355,11 @@ class Adaptive(MatrixDetector):
                                   (self.min_absolute_change, self.min_relative_change))  # fmt: skip
         reach = limits.observed_reach(values, learn, needed, domain)
         if first.any():
-            lower, upper, p = young_window.combine(lower, upper, p, first, recent)
+            whole = value_band(fc, np.minimum(-sums.z_low, k_whole), np.minimum(sums.z_high,
+                               k_whole), transforms, first, offset, self.side,
+                               (self.min_absolute_change, self.min_relative_change))  # fmt: skip
+            lower, upper, p = young_window.combine(lower, upper, p, first, recent,
+                                                   (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
         *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
                                                   self.side)  # fmt: skip
