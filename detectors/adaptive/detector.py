@@ -361,8 +361,10 @@ class Adaptive(MatrixDetector):
             lower, upper, p = young_window.combine(lower, upper, p, first, recent,
                                                    (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
-        *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
-                                                  self.side)  # fmt: skip
+        *window, recurs = young_window.weekly_recurrence(
+            learn, plain, self.false_alarm_rate, self.side, (y, fc.period, transforms.inverse,
+            cycles), recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
+                                             self.side))  # fmt: skip
         lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = plain & np.bool_(self.side == "both")

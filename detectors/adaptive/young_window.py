@@ -156,6 +156,35 @@ def recent_test(
     return low, high, p
 
 
+def weekly_recurrence(
+    learn: BoolMatrix,
+    cells: BoolMatrix,
+    rate: float,
+    side: str,
+    seasonal: tuple[FloatMatrix, NDArray[np.int64], Inverse, tuple[int, ...]],
+    recurring: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
+    """``recurrence.window_floor``'s band and p-value floor (``recurring``) with, on ``cells``
+    of rows judged together whose model is weekly (``seasonal`` as in ``recent_test``), the
+    last 14 days' seasonal differences for the window's normal: the band at ``rate /
+    recurrence.SHARE`` and the floor ``SHARE * p``. Two weekends in a window of 14 days made
+    its normal as wide as the weekly profile: daily row counts after 30 points at 0.0001
+    raised 0.22 of the rate."""
+    values, period, inverse, cycles = seasonal
+    low, high, floor = recurring
+    weekly = cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
+    if not weekly.any():
+        return low, high, floor
+    cut = rate / recurrence.SHARE
+    banded = cut / (2.0 if side == "both" else 1.0) < 0.5  # else the band is empty
+    normal = np.full(values.shape, np.inf)  # the window's normal, as ``recurrence`` has it
+    s_low, s_high, s_p, used = season_test(values, learn, weekly, period, min(cut, 0.5), side,
+                                           normal)  # fmt: skip
+    low = np.where(used, inverse(s_low) if banded else np.nan, low)
+    high = np.where(used, inverse(s_high) if banded else np.nan, high)
+    return low, high, np.where(used, recurrence.SHARE * s_p, floor)
+
+
 def season_test(
     y: FloatMatrix,
     learn: BoolMatrix,

@@ -7,12 +7,13 @@ import pandas as pd
 import pytest
 
 from detectors import Adaptive
-from detectors.adaptive import tails, young_window
+from detectors.adaptive import recurrence, tails, young_window
 from detectors.adaptive.young_window import (
     MIN_SEEN,
     combine,
     recent_test,
     season_test,
+    weekly_recurrence,
     window_test,
 )
 from detectors.evaluation import ANOMALY, OK
@@ -190,3 +191,24 @@ def test_two_tests_that_agree_flag_at_the_whole_rate() -> None:
     assert p.tolist() == [[0.008, 0.002]]
     bonferroni = combine(*half, np.array([[0.006, 0.001]]), cells, window)
     assert bonferroni[0].tolist() == [[0.0, 0.0]] and bonferroni[2].tolist() == [[0.012, 0.002]]
+
+
+@pytest.mark.parametrize(("cycles", "narrower"), [((7,), True), ((), False)])
+def test_the_recurrence_window_of_weekly_rows_judged_together_is_their_differences(
+    cycles: tuple[int, ...], narrower: bool
+) -> None:
+    # A window of 14 days holds two weekends: its normal at 0.0001 / SHARE reaches over the
+    # weekly profile. The seasonal differences' band is the noise's (rows judged together,
+    # whose cycles ``settling.cycles`` gives; a single series keeps the window).
+    days = pd.date_range("2026-03-02", periods=28, freq="D")
+    x = weekly_counts(7, days)[None, :]
+    learn = np.ones(x.shape, bool)
+    cells = np.zeros(x.shape, bool)
+    cells[0, 16:] = True
+    plain = recurrence.window_floor(x, learn, cells, 1e-4, "both")
+    seasonal = (np.log(x), np.full(x.shape, 7), np.exp, cycles)
+    low, high, floor = weekly_recurrence(learn, cells, 1e-4, "both", seasonal, plain)
+    assert ((high - low)[cells] < (plain[1] - plain[0])[cells]).all() == narrower
+    assert (floor[cells] == plain[2][cells]).all() != narrower
+    empty = weekly_recurrence(learn, cells, 1e-2, "both", seasonal, plain)  # 0.01 / SHARE >= 1
+    assert np.isnan(empty[0][cells]).all() == narrower
