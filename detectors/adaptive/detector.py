@@ -344,7 +344,7 @@ class Adaptive(MatrixDetector):
             k_whole = k.copy()
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            seasonal = (y, fc.period, transforms.inverse, cycles)
+            seasonal = (y, fc.period, transforms, cycles)
             recent, recent_whole = (young_window.recent_test(values, learn, first, r, self.side,
                                                              nu, seasonal)
                                     for r in (rate / 2, rate))  # fmt: skip
@@ -362,7 +362,7 @@ class Adaptive(MatrixDetector):
                                                    (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
         *window, recurs = young_window.weekly_recurrence(
-            learn, plain, self.false_alarm_rate, self.side, (y, fc.period, transforms.inverse,
+            learn, plain, self.false_alarm_rate, self.side, (y, fc.period, transforms,
             cycles), recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
                                              self.side))  # fmt: skip
         lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)

@@ -37,17 +37,15 @@ trend + weekly count was 9.9 rolling deviations out and p 0.004 under the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import stdtr, stdtrit
 
 from detectors.adaptive import recurrence, tails
+from detectors.adaptive.transform import Transforms
 
 FloatMatrix = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
-Inverse = Callable[[FloatMatrix], FloatMatrix]
 
 WINDOW, MIN_SEEN = recurrence.WINDOW, recurrence.MIN_SEEN
 """The window is the recurrence share's: the 14 learnt values before a point, at least 7."""
@@ -136,24 +134,33 @@ def recent_test(
     rate: float,
     side: str,
     nu: FloatMatrix | None,
-    seasonal: tuple[FloatMatrix, NDArray[np.int64], Inverse, tuple[int, ...]],
+    seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """The ``window_test``, or on cells a seasonal model forecasts (``seasonal``: the values
-    on the model's scale, each cell's period, the scale's inverse, the cycles judged so: those
+    on the model's scale, each cell's period, the rows' transforms, the cycles judged so: those
     of ``settling.cycles``, rows judged together) the ``season_test`` where it has
     ``MIN_DIFFS`` differences. A window of 14 days holds two weekends, so its
     spread is the weekly profile's, not the noise's: half of the young points' rate went
     unspent on weekly rows (first 30 points of daily row counts at 0.01: 0.45 of the rate).
     """
     low, high, p = window_test(values, learn, cells, rate, side, nu)
-    y, period, inverse, cycles = seasonal
+    y, period, transforms, cycles = seasonal
     weekly = cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
     if weekly.any():
         s_low, s_high, s_p, used = season_test(y, learn, weekly, period, rate, side, nu)
-        low = np.where(used, inverse(s_low), low)
-        high = np.where(used, inverse(s_high), high)
+        low = np.where(used, in_values(transforms, s_low, used), low)
+        high = np.where(used, in_values(transforms, s_high, used), high)
         p = np.where(used, s_p, p)
     return low, high, p
+
+
+def in_values(transforms: Transforms, band: FloatMatrix, used: BoolMatrix) -> FloatMatrix:
+    """``band`` (on the rows' transformed scale) in value units on the ``used`` cells (NaN
+    elsewhere): only those cells are transformed back (a newest-point check has one a row)."""
+    out = np.full(band.shape, np.nan)
+    rows, cols = np.nonzero(used)
+    out[rows, cols] = transforms.take(rows).inverse(band[rows, cols])
+    return out
 
 
 def weekly_recurrence(
@@ -161,7 +168,7 @@ def weekly_recurrence(
     cells: BoolMatrix,
     rate: float,
     side: str,
-    seasonal: tuple[FloatMatrix, NDArray[np.int64], Inverse, tuple[int, ...]],
+    seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
     recurring: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """``recurrence.window_floor``'s band and p-value floor (``recurring``) with, on ``cells``
@@ -170,7 +177,7 @@ def weekly_recurrence(
     recurrence.SHARE`` and the floor ``SHARE * p``. Two weekends in a window of 14 days made
     its normal as wide as the weekly profile: daily row counts after 30 points at 0.0001
     raised 0.22 of the rate."""
-    values, period, inverse, cycles = seasonal
+    values, period, transforms, cycles = seasonal
     low, high, floor = recurring
     weekly = cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
     if not weekly.any():
@@ -180,8 +187,8 @@ def weekly_recurrence(
     normal = np.full(values.shape, np.inf)  # the window's normal, as ``recurrence`` has it
     s_low, s_high, s_p, used = season_test(values, learn, weekly, period, min(cut, 0.5), side,
                                            normal)  # fmt: skip
-    low = np.where(used, inverse(s_low) if banded else np.nan, low)
-    high = np.where(used, inverse(s_high) if banded else np.nan, high)
+    low = np.where(used, in_values(transforms, s_low, used) if banded else np.nan, low)
+    high = np.where(used, in_values(transforms, s_high, used) if banded else np.nan, high)
     return low, high, np.where(used, recurrence.SHARE * s_p, floor)
 
 

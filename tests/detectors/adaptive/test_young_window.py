@@ -8,6 +8,7 @@ import pytest
 
 from detectors import Adaptive
 from detectors.adaptive import recurrence, tails, young_window
+from detectors.adaptive.transform import Transforms
 from detectors.adaptive.young_window import (
     MIN_SEEN,
     combine,
@@ -172,9 +173,9 @@ def test_a_row_without_a_season_keeps_the_plain_window() -> None:
     cells[0, 10:] = True
     learn = np.ones(x.shape, bool)
     plain = window_test(x, learn, cells, 1e-3, "both")
-    recent = recent_test(
-        x, learn, cells, 1e-3, "both", None, (np.log(x), np.zeros(x.shape, np.int64), np.exp, (7,))
-    )
+    transforms = Transforms.choose(x)
+    seasonal = (transforms.forward(x), np.zeros(x.shape, np.int64), transforms, (7,))
+    recent = recent_test(x, learn, cells, 1e-3, "both", None, seasonal)
     for got, expected in zip(recent, plain, strict=True):
         np.testing.assert_array_equal(got, expected)
 
@@ -206,7 +207,8 @@ def test_the_recurrence_window_of_weekly_rows_judged_together_is_their_differenc
     cells = np.zeros(x.shape, bool)
     cells[0, 16:] = True
     plain = recurrence.window_floor(x, learn, cells, 1e-4, "both")
-    seasonal = (np.log(x), np.full(x.shape, 7), np.exp, cycles)
+    transforms = Transforms.choose(x)
+    seasonal = (transforms.forward(x), np.full(x.shape, 7), transforms, cycles)
     low, high, floor = weekly_recurrence(learn, cells, 1e-4, "both", seasonal, plain)
     assert ((high - low)[cells] < (plain[1] - plain[0])[cells]).all() == narrower
     assert (floor[cells] == plain[2][cells]).all() != narrower
