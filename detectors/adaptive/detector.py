@@ -17,6 +17,7 @@ from detectors.adaptive import (
     persistence,
     recurrence,
     scale_choice,
+    season_window,
     settling,
     stuck,
     tails,
@@ -345,7 +346,7 @@ class Adaptive(MatrixDetector):
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
             seasonal = (y, fc.period, transforms, cycles)
-            recent, recent_whole = (young_window.recent_test(values, learn, first, r, self.side,
+            recent, recent_whole = (season_window.recent_test(values, learn, first, r, self.side,
                                                              nu, seasonal)
                                     for r in (rate / 2, rate))  # fmt: skip
         sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
@@ -361,7 +362,7 @@ class Adaptive(MatrixDetector):
             lower, upper, p = young_window.combine(lower, upper, p, first, recent,
                                                    (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
-        *window, recurs = young_window.weekly_recurrence(
+        *window, recurs = season_window.weekly_recurrence(
             learn, plain, self.false_alarm_rate, self.side, (y, fc.period, transforms,
             cycles), recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
                                              self.side))  # fmt: skip
