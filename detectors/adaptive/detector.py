@@ -10,14 +10,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from detectors._params import check_factor, check_int, check_open_fraction
 from detectors.adaptive import (
     calendar,
     holiday_days,
     limits,
+    parameters,
     persistence,
     recurrence,
     scale_choice,
+    season_window,
     settling,
     stuck,
     tails,
@@ -38,12 +39,10 @@ from detectors.adaptive.seasons import (
 from detectors.adaptive.smoother import SETTINGS, smooth
 from detectors.adaptive.transform import DECIDING_POINTS, Transforms
 from detectors.base import Interval, as_values, resolve_interval
-from detectors.errors import InvalidParameterError
 from detectors.evaluation import ANOMALY, INSUFFICIENT, MISSING, Evaluation, FloatArray, IntArray
-from detectors.holidays import Holidays, HolidaysLike
+from detectors.holidays import HolidaysLike
 from detectors.vectorised import Cell, FloatMatrix, MatrixDetector, MatrixResult
 
-SIDES = ("both", "lower", "upper")
 POINT_SHARE = 1.0 - persistence.SHARE - stuck.SHARE
 """The false-alarm rate's share for single points (the rest: lasting changes, stale values)."""
 
@@ -135,23 +134,7 @@ class Adaptive(MatrixDetector):
     holidays: HolidaysLike = None
 
     def __post_init__(self) -> None:
-        check_open_fraction("false_alarm_rate", self.false_alarm_rate)
-        if self.side not in SIDES:
-            raise InvalidParameterError("side", f"must be one of {', '.join(SIDES)}", self.side)
-        for name in ("min_relative_change", "min_absolute_change"):
-            if check_factor(name, getattr(self, name)) is None:
-                raise InvalidParameterError(name, "must be a number >= 0", None)
-        check_int("min_history", self.min_history, 2)
-        if not isinstance(self.share_tails, bool):
-            raise InvalidParameterError("share_tails", "must be True or False", self.share_tails)
-        if self.spacing is not None and not (
-            isinstance(self.spacing, int | float) and self.spacing > 0
-        ):
-            raise InvalidParameterError("spacing", "must be a number of seconds > 0", self.spacing)
-        self._fixed_periods()  # validates ``season``
-        if self.domain is not None:  # a config's list becomes a hashable pair of floats
-            object.__setattr__(self, "domain", limits.check_domain(self.domain))
-        object.__setattr__(self, "holidays", Holidays.of(self.holidays))  # hashable, checked
+        parameters.validate(self)
 
     def with_domain(self, lower: float | None, upper: float | None) -> Adaptive:
         """This detector for a metric whose values lie in ``[lower, upper]`` (``None``: that
@@ -343,23 +326,31 @@ class Adaptive(MatrixDetector):
         early = moved & (fc.count >= young.MIN_ERRORS)
         p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
-        first = young_window.young_cells(needed & ~days, fc.count, plain, daily)  # twice, at r/2
+        first = young_window.young_cells(needed & ~days, fc.count, plain, daily)  # model and window
+        seasonal, changes = (y, fc.period, transforms, cycles), (self.min_absolute_change,
+                                                                 self.min_relative_change)
         if first.any():  # (the same cells as above, so rows judged together pool the same way)
+            k_whole = k.copy()
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            recent = young_window.window_test(values, learn, first, rate / 2, self.side, nu)
+            recent, recent_whole = (season_window.recent_test(values, learn, first, r, self.side,
+                                                             nu, seasonal)
+                                    for r in (rate / 2, rate))  # fmt: skip
         sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         sums = holiday_days.off_sums(sums, days)  # a holiday never adds to a lasting change
         lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
-                                  transforms, needed, offset, self.side,
-                                  (self.min_absolute_change, self.min_relative_change))  # fmt: skip
+                                  transforms, needed, offset, self.side, changes)  # fmt: skip
         reach = limits.observed_reach(values, learn, needed, domain)
         if first.any():
-            lower, upper, p = young_window.combine(lower, upper, p, first, recent)
+            whole = value_band(fc, np.minimum(-sums.z_low, k_whole), np.minimum(sums.z_high,
+                               k_whole), transforms, first, offset, self.side, changes)  # fmt: skip
+            lower, upper, p = young_window.combine(lower, upper, p, first, recent,
+                                                   (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
-        *window, recurs = recurrence.window_floor(values, learn, plain, self.false_alarm_rate,
-                                                  self.side)  # fmt: skip
+        floors = recurrence.window_floor(values, learn, plain, self.false_alarm_rate, self.side)
+        *window, recurs = season_window.weekly_recurrence(learn, plain, self.false_alarm_rate,
+                                                          self.side, seasonal, floors)  # fmt: skip
         lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = plain & np.bool_(self.side == "both")

@@ -13,10 +13,16 @@ gives a young series (10 degrees of freedom) as :mod:`detectors.adaptive.tails` 
 with normal tails, t(3) noise raised 2.7 times the rate in its first 30 points.
 
 Until the chosen model's scale rests on as many errors as the window has values
-(``YOUNG_ERRORS``, two weeks of a daily series), a point is judged by both tests, each at half
-the rate (Bonferroni): its p-value is ``2 * min(p_model, p_window)`` and its band the
-intersection of the two bands. Sub-daily points are left alone: fourteen of them do not span
-their daily cycle.
+(``YOUNG_ERRORS``, two weeks of a daily series), a point is judged by both tests with Simes'
+test (Simes 1986): flagged where either p-value is below half the rate or both are below the
+rate, its p-value ``min(2 * min(p_model, p_window), max(p_model, p_window))``. Two forecasts
+of one point's deviation rise together (positive dependence, under which Simes' test holds
+its rate: Sarkar 1998), so Bonferroni's ``2 * min`` alone spent half the rate: the first 30
+points of 4,000 clean daily row counts judged together raised 0.45 of it at 0.01. Sub-daily
+points are left alone: fourteen of them do not span their daily cycle.
+
+Rows judged together whose model is weekly read the window by its seasonal differences
+(:mod:`detectors.adaptive.season_window`).
 
 Why two weeks, not the ``tails.SETTLED`` errors after which the model's own errors start to
 say how heavy its tails are: a weekly model takes over from the level model around day 11
@@ -74,14 +80,33 @@ def window_test(
     if len(rows) == 0:
         return low, high, p
     mean, sd, n, usable = recurrence.window_moments(values, learn, rows, cols)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         spread = sd * np.sqrt(1.0 + 1.0 / n)
-        # Tails as heavy as the model's prior gives a young series' errors, combined with the
-        # sample's size as ``tails`` combines them (normal tails: t(3) noise 2.7x the rate).
-        heavy = PRIOR_NU if nu is None else np.where(np.isnan(nu[rows, cols]), PRIOR_NU,
-                                                     nu[rows, cols])  # fmt: skip
-        df = 1.0 / (1.0 / heavy + 1.0 / np.maximum(n - 1.0, 1.0))
-        t = (values[rows, cols] - mean) / spread
+    student_band((low, high, p), (rows, cols), values[rows, cols], (mean, spread, n - 1.0),
+                 usable, (rate, side, nu))  # fmt: skip
+    return low, high, p
+
+
+def student_band(
+    out: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+    at: tuple[NDArray[np.intp], NDArray[np.intp]],
+    value: FloatMatrix,
+    predictive: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+    usable: BoolMatrix,
+    test: tuple[float, str, FloatMatrix | None],
+) -> None:
+    """Fill ``out`` (low, high, p) at the cells ``at`` from a Student-t predictive (``centre,
+    spread, sample_df``) of ``value``, where ``usable``: the band at ``rate`` on ``side`` and
+    the value's p-value. The tails are as heavy as the model's prior gives a young series'
+    errors (or ``nu`` where the rows judged together told it), combined with the sample's
+    degrees of freedom as ``tails`` combines them (normal tails: t(3) noise 2.7x the rate)."""
+    (low, high, p), (rows, cols) = out, at
+    (centre, spread, sample_df), (rate, side, nu) = predictive, test
+    heavy = PRIOR_NU if nu is None else np.where(np.isnan(nu[rows, cols]), PRIOR_NU,
+                                                 nu[rows, cols])  # fmt: skip
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        df = 1.0 / (1.0 / heavy + 1.0 / np.maximum(sample_df, 1.0))
+        t = (value - centre) / spread
         upper_tail, lower_tail = stdtr(df, -t), stdtr(df, t)
         both = side == "both"
         tail = 2.0 * np.minimum(upper_tail, lower_tail) if both else (
@@ -89,10 +114,9 @@ def window_test(
         p[rows, cols] = np.where(usable & np.isfinite(t), np.minimum(tail, 1.0), 1.0)
         reach = stdtrit(df, 1.0 - (rate / 2.0 if both else rate)) * spread
         if side != "upper":
-            low[rows, cols] = np.where(usable, mean - reach, np.nan)
+            low[rows, cols] = np.where(usable, centre - reach, np.nan)
         if side != "lower":
-            high[rows, cols] = np.where(usable, mean + reach, np.nan)
-    return low, high, p
+            high[rows, cols] = np.where(usable, centre + reach, np.nan)
 
 
 def young_cells(
@@ -110,13 +134,38 @@ def combine(
     p: FloatMatrix,
     cells: BoolMatrix,
     window: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+    at_rate: tuple[FloatMatrix, FloatMatrix, FloatMatrix, FloatMatrix] | None = None,
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """The model's band and p-value (each at half the rate on ``cells``) with the
     ``window_test``'s: the band cut to the window's where they overlap (``narrow``), the
-    p-value ``2 * min(p_model, p_window)`` on ``cells`` (Bonferroni)."""
-    lower, upper, used = narrow(lower, upper, (window[0], window[1]))
+    p-value ``2 * min(p_model, p_window)`` on ``cells`` (Bonferroni).
+
+    ``at_rate``: the model's and the window's bands at the whole rate (model low, high,
+    window low, high). Then Simes' test (Simes 1986) joins them: a point is flagged where
+    either p-value is below half the rate or both are below the rate, ``p = min(2 * min,
+    max)``, valid where the two tests' evidence rises together (positive regression
+    dependence, Sarkar 1998), as two forecasts of one point's deviation do. Bonferroni spent
+    about half the rate there: two tests that flag the same points flag them once.
+
+    >>> half = np.array([[0.0]]), np.array([[10.0]])
+    >>> window = np.array([[1.0]]), np.array([[11.0]]), np.array([[0.004]])
+    >>> whole = np.array([[1.0]]), np.array([[9.0]]), np.array([[2.0]]), np.array([[9.5]])
+    >>> low, high, p = combine(*half, np.array([[0.003]]), np.ones((1, 1), bool), window, whole)
+    >>> low.tolist(), high.tolist(), p.tolist()
+    ([[1.0]], [[9.5]], [[0.004]])
+    """
+    cut_low, cut_high, used = narrow(lower, upper, (window[0], window[1]))
     p_window = np.where(used, window[2], 1.0)
-    return lower, upper, np.where(cells, np.minimum(2.0 * np.fmin(p, p_window), 1.0), p)
+    joined = np.minimum(2.0 * np.fmin(p, p_window), 1.0)
+    if at_rate is not None:
+        # Outside both bands at the whole rate is flagged too: the band is the half-rate
+        # bands' intersection cut to the union of the whole-rate bands.
+        union_low = np.fmin(at_rate[0], at_rate[2])
+        union_high = np.fmax(at_rate[1], at_rate[3])
+        cut_low = np.where(used, np.fmax(cut_low, union_low), cut_low)
+        cut_high = np.where(used, np.fmin(cut_high, union_high), cut_high)
+        joined = np.minimum(joined, np.fmax(p, p_window))
+    return cut_low, cut_high, np.where(cells, joined, p)
 
 
 def narrow(

@@ -8,7 +8,7 @@ import pytest
 
 from detectors import Adaptive
 from detectors.adaptive import tails, young_window
-from detectors.adaptive.young_window import MIN_SEEN, window_test
+from detectors.adaptive.young_window import MIN_SEEN, combine, window_test
 from detectors.evaluation import ANOMALY, OK
 
 DAYS = pd.date_range("2026-03-02", periods=21, freq="D")
@@ -105,3 +105,17 @@ def test_tails_the_rows_judged_together_have_told_set_the_window_band(
     width = [(high - low)[cells] for low, high, _ in (prior, told, unknown)]
     np.testing.assert_array_equal(width[2], width[0])  # NaN: the prior's tails
     assert ((width[1] > width[0]) == wider).all() and (width[1] != width[0]).all()
+
+
+def test_two_tests_that_agree_flag_at_the_whole_rate() -> None:
+    # Simes: where the model and the window see the same deviation, the band is the
+    # whole-rate band (Bonferroni kept the half-rate one), and the p-value the larger one.
+    half = np.array([[0.0, 0.0]]), np.array([[10.0, 10.0]])
+    whole = np.array([[2.0, 2.0]]), np.array([[8.0, 8.0]])
+    window = (*half, np.array([[0.008, 0.2]]))
+    cells = np.ones((1, 2), bool)
+    low, high, p = combine(*half, np.array([[0.006, 0.001]]), cells, window, (*whole, *whole))
+    assert low.tolist() == [[2.0, 2.0]] and high.tolist() == [[8.0, 8.0]]
+    assert p.tolist() == [[0.008, 0.002]]
+    bonferroni = combine(*half, np.array([[0.006, 0.001]]), cells, window)
+    assert bonferroni[0].tolist() == [[0.0, 0.0]] and bonferroni[2].tolist() == [[0.012, 0.002]]
