@@ -134,7 +134,9 @@ class Adaptive(MatrixDetector):
     holidays: HolidaysLike = None
 
     def __post_init__(self) -> None:
-        parameters.validate(self)
+        domain, holidays = parameters.validate(vars(self))  # a config's lists made hashable
+        object.__setattr__(self, "domain", domain)
+        object.__setattr__(self, "holidays", holidays)
 
     def with_domain(self, lower: float | None, upper: float | None) -> Adaptive:
         """This detector for a metric whose values lie in ``[lower, upper]`` (``None``: that
