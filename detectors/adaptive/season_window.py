@@ -1,14 +1,15 @@
 """A weekly row's last two weeks, read by their seasonal differences.
 
-Rows judged together whose model is weekly (``settling.cycles``) judge a young point by the
-seasonal differences of its last 14 days (``season_test``) in place of the plain window of
-:mod:`detectors.adaptive.young_window`: a window of two weeks holds two weekends, so its
-spread is the weekly profile's. A series judged alone keeps the plain window (on the daily
-benchmark's development draws, where each series is judged alone, the seasonal differences
-lowered F1 at the default 0.630 -> 0.626).
+The recurrence share (:mod:`detectors.adaptive.recurrence`) reads a point's last 14 days as
+its normal; a window of two weeks holds two weekends, so that normal spreads over the weekly
+profile. Rows judged together whose model is weekly (``settling.cycles``) read the seasonal
+differences of the same 14 days instead (``weekly_recurrence``, ``season_test``).
 
-The recurrence share (:mod:`detectors.adaptive.recurrence`) reads the same 14 days as a
-normal too; for the same rows it reads their seasonal differences (``weekly_recurrence``).
+The young window (:mod:`detectors.adaptive.young_window`) keeps its plain window: read by the
+seasonal differences too, it raised the first 30 points' calibration of daily row counts at
+0.01 from 0.41 to 0.49, but it flagged a clean fifteenth day of the monitors demo (two
+correlated column means), which the plain window leaves quiet; a series judged alone lost F1
+with it on the daily benchmark's development draws (0.630 -> 0.626).
 """
 
 from __future__ import annotations
@@ -18,40 +19,13 @@ from numpy.typing import NDArray
 
 from detectors.adaptive import recurrence
 from detectors.adaptive.transform import Transforms
-from detectors.adaptive.young_window import WINDOW, student_band, window_test
+from detectors.adaptive.young_window import WINDOW, student_band
 
 FloatMatrix = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
 
 MIN_DIFFS = 4
 """Seasonal differences in the window before they judge (a weekly model's fourth day)."""
-
-
-def recent_test(
-    values: FloatMatrix,
-    learn: BoolMatrix,
-    cells: BoolMatrix,
-    rate: float,
-    side: str,
-    nu: FloatMatrix | None,
-    seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
-) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
-    """The ``window_test``, or on cells a seasonal model forecasts (``seasonal``: the values
-    on the model's scale, each cell's period, the rows' transforms, the cycles judged so: those
-    of ``settling.cycles``, rows judged together) the ``season_test`` where it has
-    ``MIN_DIFFS`` differences. A window of 14 days holds two weekends, so its
-    spread is the weekly profile's, not the noise's: half of the young points' rate went
-    unspent on weekly rows (first 30 points of daily row counts at 0.01: 0.45 of the rate).
-    """
-    low, high, p = window_test(values, learn, cells, rate, side, nu)
-    y, period, transforms, cycles = seasonal
-    weekly = cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
-    if weekly.any():
-        s_low, s_high, s_p, used = season_test(y, learn, weekly, period, rate, side, nu)
-        low = np.where(used, in_values(transforms, s_low, used), low)
-        high = np.where(used, in_values(transforms, s_high, used), high)
-        p = np.where(used, s_p, p)
-    return low, high, p
 
 
 def in_values(transforms: Transforms, band: FloatMatrix, used: BoolMatrix) -> FloatMatrix:
@@ -72,7 +46,8 @@ def weekly_recurrence(
     recurring: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """``recurrence.window_floor``'s band and p-value floor (``recurring``) with, on ``cells``
-    of rows judged together whose model is weekly (``seasonal`` as in ``recent_test``), the
+    of rows judged together whose model is weekly (``seasonal``: the values on the model's
+    scale, each cell's period, the rows' transforms, the cycles of ``settling.cycles``), the
     last 14 days' seasonal differences for the window's normal: the band at ``rate /
     recurrence.SHARE`` and the floor ``SHARE * p``. Two weekends in a window of 14 days made
     its normal as wide as the weekly profile: daily row counts after 30 points at 0.0001

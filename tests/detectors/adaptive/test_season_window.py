@@ -6,17 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from detectors import Adaptive
-from detectors.adaptive import recurrence, season_window
-from detectors.adaptive.season_window import recent_test, season_test, weekly_recurrence
+from detectors.adaptive import recurrence
+from detectors.adaptive.season_window import season_test, weekly_recurrence
 from detectors.adaptive.transform import Transforms
-from detectors.adaptive.young_window import window_test
-from detectors.evaluation import ANOMALY
-
-
-def young_counts(seed: int) -> np.ndarray:
-    days = pd.date_range("2026-03-02", periods=21, freq="D")
-    return np.round(2000.0 * np.random.default_rng(seed).lognormal(0, 0.18, len(days)))
 
 
 def weekly_counts(seed: int, days: pd.DatetimeIndex) -> np.ndarray:
@@ -24,26 +16,6 @@ def weekly_counts(seed: int, days: pd.DatetimeIndex) -> np.ndarray:
     weekend = np.asarray(days.dayofweek) >= 5
     level = 5000.0 * np.where(weekend, 0.5, 1.0) * (1 + 0.005 * np.arange(len(days)))
     return rng.poisson(level * rng.lognormal(0, 0.04, len(days))).astype(float)
-
-
-def test_a_weekly_rows_young_load_is_judged_against_its_weekdays(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # Day 16 (a Wednesday) of 60 growing weekly counts judged together, loaded 1.6 times: a
-    # window of 14 days holds two weekends, so its spread is the weekly profile's and says
-    # little; the seasonal differences of the same 14 days see the noise.
-    days = pd.date_range("2026-03-02", periods=24, freq="D")
-    x = np.stack([weekly_counts(seed, days) for seed in range(60)])
-    x[:, 16] *= 1.6
-    detector = Adaptive().with_domain(0, None).at_times(np.tile(days.to_numpy(), (len(x), 1)))
-
-    def found() -> int:
-        codes = detector.evaluate_matrix(x, np.full(len(x), 17), np.full(len(x), 16)).codes
-        return int((codes[:, 16] == ANOMALY).sum())
-
-    seasonal = found()
-    monkeypatch.setattr(season_window, "MIN_DIFFS", len(days))  # never enough differences
-    assert seasonal >= found() + 10
 
 
 @pytest.mark.parametrize("rate", [0.01, 0.001])
@@ -69,19 +41,6 @@ def test_seasonal_differences_keep_a_weekly_trend_within_the_rate(rate: float) -
     outside = (y < low) | (y > high)
     np.testing.assert_array_equal(outside[cells], p[cells] < rate)
     assert 0.5 * rate <= outside[cells].mean() <= 1.5 * rate
-
-
-def test_a_row_without_a_season_keeps_the_plain_window() -> None:
-    x = young_counts(4)[None, :]
-    cells = np.zeros(x.shape, bool)
-    cells[0, 10:] = True
-    learn = np.ones(x.shape, bool)
-    plain = window_test(x, learn, cells, 1e-3, "both")
-    transforms = Transforms.choose(x)
-    seasonal = (transforms.forward(x), np.zeros(x.shape, np.int64), transforms, (7,))
-    recent = recent_test(x, learn, cells, 1e-3, "both", None, seasonal)
-    for got, expected in zip(recent, plain, strict=True):
-        np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize(("cycles", "narrower"), [((7,), True), ((), False)])
