@@ -12,6 +12,7 @@ from common import RESULTS, print_table
 from daily import (
     DEFAULT,
     FA_TARGETS,
+    HOLIDAYS,
     PROPHET_EVERY,
     RATE_KEYS,
     SPECS,
@@ -61,11 +62,14 @@ def print_split(title: str, summary: dict[str, Any], names: list[str]) -> None:
         print_table(HEADERS, recall_table(summary, family, names))
 
 
-def verdicts(summary: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    """Per family: the issue's targets for the default against the best peer (ties allowed in
-    at most one cell per family; F1 at the default >= the best peer's best F1 + 0.05)."""
+def verdicts(
+    summary: dict[str, Any], names: list[str], detector: str = DEFAULT
+) -> dict[str, Any]:
+    """Per family: the issue's targets for ``detector`` (the default) against the best peer
+    (ties allowed in at most one cell per family; F1 at its default rate >= the best peer's
+    best F1 + 0.05)."""
     out = {}
-    for family, own in summary[DEFAULT].items():
+    for family, own in summary[detector].items():
         cells, ties = {}, 0
         for rate in RATE_KEYS:
             mine = own["recall_at"][rate]["recall"]
@@ -220,6 +224,8 @@ def main(jobs: int, quick: bool, rerun: list[str] | None = None) -> dict[str, An
             "curves": found,
             "verdict": verdicts(summary, cheap),
         }
+        if HOLIDAYS in summary:  # the same targets for the opt-in calendar, for comparison
+            section[split]["verdict_with_calendar"] = verdicts(summary, cheap, HOLIDAYS)
         if not quick:
             small = _quick_subset(records, split)
             old = stored.get(f"{split}_quick", {}).get("summary", {})
