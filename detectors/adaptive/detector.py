@@ -335,8 +335,9 @@ class Adaptive(MatrixDetector):
             k_whole = k.copy()
             k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
                                   self.share_tails)[1][first]  # fmt: skip
-            recent, recent_whole = (young_window.window_test(values, learn, first, r, self.side,
-                                                             nu) for r in (rate / 2, rate))
+            recent, recent_whole = (season_window.recent_test(values, learn, first, r, self.side,
+                                                             nu, seasonal)
+                                    for r in (rate / 2, rate))  # fmt: skip
         sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
                                                      self.false_alarm_rate)  # fmt: skip
         sums = holiday_days.off_sums(sums, days)  # a holiday never adds to a lasting change
