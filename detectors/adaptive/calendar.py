@@ -76,8 +76,9 @@ def elapsed(slots: IntMatrix | None, present: NDArray[np.bool_]) -> IntMatrix:
     return slots - start[:, None]
 
 
-def bound_slots(slots: IntMatrix | None, shape: tuple[int, int]) -> IntMatrix | None:
-    """The slots a detector was bound to (``at_times``), cut to a values matrix of `shape`.
+def bound_slots(slots: NDArray[Any] | None, shape: tuple[int, int]) -> NDArray[Any] | None:
+    """The slots a detector was bound to (``at_times``), or anything else bound per time (its
+    holidays), cut to a values matrix of `shape`.
 
     >>> bound_slots(np.arange(5), (1, 3)).tolist()
     [[0, 1, 2]]

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from detectors.adaptive import calendar
 from detectors.adaptive.persistence import Sums
 from detectors.adaptive.smoother import Forecasts
 from detectors.holidays import Holidays
@@ -54,14 +55,8 @@ def bound(days: BoolMatrix | None, shape: tuple[int, int]) -> BoolMatrix:
     >>> bound(np.array([False, True, False]), (1, 2)).tolist()
     [[False, True]]
     """
-    if days is None:
-        return np.zeros(shape, dtype=bool)
-    days = days[None, :] if days.ndim == 1 else days
-    if days.shape[0] != shape[0] or days.shape[1] < shape[1]:
-        raise ValueError(
-            f"this detector was bound to times of shape {days.shape}; values have shape {shape}"
-        )
-    return days[:, : shape[1]]
+    cut = calendar.bound_slots(days, shape)
+    return np.zeros(shape, dtype=bool) if cut is None else cut
 
 
 def widen(
