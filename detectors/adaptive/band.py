@@ -27,8 +27,9 @@ def point_test(
     the tails its row's earlier ``informs`` errors (and, ``share_tails``, the other rows')
     make likely; cells with ``pooling.PREDICTIVE_ROWS`` peers or more (``share_tails``) are
     judged with the posterior predictive of their ``informs_early`` errors under the prior
-    pooled across rows; and for those cells the tail heaviness that predictive makes most
-    likely (its median ``nu``; NaN elsewhere), which the young window borrows."""
+    pooled across rows; and for those cells the tail heaviness of that predictive's heavy side
+    (its ``pooling.POOLED_LEVEL`` quantile of ``nu``; NaN elsewhere), which the young window
+    borrows."""
     limit, decay = SETTINGS.limit, SETTINGS.decay
     p = np.full(z.shape, np.nan)
     k = np.full(z.shape, np.nan)
@@ -63,7 +64,8 @@ def point_test(
                                         matched=True)  # fmt: skip
         kc[pooled] = tails.mixture_quantile(one_side, weights, count[pooled], limit, decay,
                                             matched=True)  # fmt: skip
-        heaviness[some] = np.array(tails.NU)[tails.plug_in(weights)]
+        # The young window's tails: the predictive's heavy side, as a pooled plug-in reads it
+        heaviness[some] = np.array(tails.NU)[tails.plug_in(weights, pooling.POOLED_LEVEL)]
     p[cells] = np.minimum(2.0 * pc, 1.0) if side == "both" else np.where(toward >= 0, pc, 1 - pc)
     k[cells] = kc
     return p, k, heaviness
