@@ -185,6 +185,11 @@ def held_out_draws(
     """``test`` and its further held-out draws (:data:`TEST_DRAWS`) pooled as one set of about
     four times the incidents, with the targets on it: the JSON's ``held_out_draws``. The
     further draws' own pooled curves are kept, so ``rerun`` replays only the specs it names."""
+    stale = [n for n in names if any("detected" not in r for rows in test.get(n, {}).values()
+                                     for r in rows)]  # fmt: skip
+    if stale:  # curves of a run before the counts were kept: they cannot be pooled
+        print(f"held-out draws: left out (replay them to pool them): {', '.join(stale)}")
+        names = [n for n in names if n not in stale]
     kept = {n: c for n, c in stored.get("curves", {}).items() if n in names and n not in replayed}
     todo = [n for n in names if n not in kept]
     parts = []
