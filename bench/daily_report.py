@@ -198,7 +198,7 @@ def held_out_draws(
         parts.append(curves(run(split, todo, list(range(len(data))), jobs, SERIES_PER_FAMILY),
                             split, SERIES_PER_FAMILY))  # fmt: skip
     further = {**kept, **pooled(parts)}
-    summary = summarise(pooled([test, further]), names)
+    summary = summarise(pooled([{n: test[n] for n in names if n in test}, further]), names)
     title = f"test + {', '.join(TEST_DRAWS)} pooled"
     print_split(title, summary, names)
     found = {
