@@ -186,18 +186,52 @@ def curves(records: list[Any], split: str, per_family: int) -> dict[str, Any]:
         out.setdefault(name, {}).setdefault(family, []).append(
             {
                 "level": lab,
-                "fa_per_100": 100 * _nan0(s.false_alert_rate),
-                "recall": _nan0(s.recall),
-                "precision": s.precision,
-                "f1": _nan0(s.f1),
-                "incidents": s.incidents,
-                "clean_checks": s.normal_points,
-                "false_alerts": s.false_alerts,
+                **_point(s),
                 "recall_subtle": subtle[0] / subtle[1] if subtle else None,
                 "recall_obvious": obvious[0] / obvious[1] if obvious else None,
             }
         )
     return out
+
+
+def pooled(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The curves of several draws (``curves`` outputs) as those of one set holding all their
+    series: each operating point's counts summed, its rates computed from the sums."""
+    sums: dict[str, dict[str, dict[str, Score]]] = {}
+    for part in parts:
+        for name, families in part.items():
+            for family, rows in families.items():
+                into = sums.setdefault(name, {}).setdefault(family, {})
+                for r in rows:
+                    into[r["level"]] = into.get(r["level"], Score()) + Score(
+                        incidents=r["incidents"],
+                        detected=r["detected"],
+                        normal_points=r["clean_checks"],
+                        false_alerts=r["false_alerts"],
+                        true_alerts=r["true_alerts"],
+                    )
+    return {
+        name: {
+            family: [{"level": level, **_point(s)} for level, s in levels.items()]
+            for family, levels in families.items()
+        }
+        for name, families in sums.items()
+    }
+
+
+def _point(s: Score) -> dict[str, Any]:
+    """One operating point's rates and the counts they come from (``pooled`` sums the counts)."""
+    return {
+        "fa_per_100": 100 * _nan0(s.false_alert_rate),
+        "recall": _nan0(s.recall),
+        "precision": s.precision,
+        "f1": _nan0(s.f1),
+        "incidents": s.incidents,
+        "detected": s.detected,
+        "clean_checks": s.normal_points,
+        "false_alerts": s.false_alerts,
+        "true_alerts": s.true_alerts,
+    }
 
 
 def _nan0(value: float) -> float:

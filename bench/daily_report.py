@@ -18,13 +18,16 @@ from daily import (
     SPECS,
     curves,
     peers,
+    pooled,
     run,
     summarise,
 )
 from data.daily import (
+    DEV_DRAWS,
     DEV_SEED,
     FIRST_JUDGED,
     SERIES_PER_FAMILY,
+    TEST_DRAWS,
     TEST_SEED,
     describe,
     series,
@@ -62,9 +65,7 @@ def print_split(title: str, summary: dict[str, Any], names: list[str]) -> None:
         print_table(HEADERS, recall_table(summary, family, names))
 
 
-def verdicts(
-    summary: dict[str, Any], names: list[str], detector: str = DEFAULT
-) -> dict[str, Any]:
+def verdicts(summary: dict[str, Any], names: list[str], detector: str = DEFAULT) -> dict[str, Any]:
     """Per family: the issue's targets for ``detector`` (the default) against the best peer
     (ties allowed in at most one cell per family; F1 at its default rate >= the best peer's
     best F1 + 0.05)."""
@@ -178,6 +179,40 @@ def prophet_subsample(jobs: int) -> dict[str, Any]:
     }
 
 
+def held_out_draws(
+    test: dict[str, Any], stored: dict[str, Any], replayed: list[str], names: list[str], jobs: int
+) -> dict[str, Any]:
+    """``test`` and its further held-out draws (:data:`TEST_DRAWS`) pooled as one set of about
+    four times the incidents, with the targets on it: the JSON's ``held_out_draws``. The
+    further draws' own pooled curves are kept, so ``rerun`` replays only the specs it names."""
+    stale = [n for n in names if any("detected" not in r for rows in test.get(n, {}).values()
+                                     for r in rows)]  # fmt: skip
+    if stale:  # curves of a run before the counts were kept: they cannot be pooled
+        print(f"held-out draws: left out (replay them to pool them): {', '.join(stale)}")
+        names = [n for n in names if n not in stale]
+    kept = {n: c for n, c in stored.get("curves", {}).items() if n in names and n not in replayed}
+    todo = [n for n in names if n not in kept]
+    parts = []
+    for split in TEST_DRAWS if todo else ():
+        data = series(split)
+        parts.append(curves(run(split, todo, list(range(len(data))), jobs, SERIES_PER_FAMILY),
+                            split, SERIES_PER_FAMILY))  # fmt: skip
+    further = {**kept, **pooled(parts)}
+    summary = summarise(pooled([{n: test[n] for n in names if n in test}, further]), names)
+    title = f"test + {', '.join(TEST_DRAWS)} pooled"
+    print_split(title, summary, names)
+    found = {
+        "draws": ["test", *TEST_DRAWS],
+        "families": {s: describe(series(s)) for s in TEST_DRAWS},
+        "curves": further,
+        "summary": summary,
+    }
+    for key, detector in (("verdict", DEFAULT), ("verdict_with_calendar", HOLIDAYS)):
+        if detector in summary:
+            found[key] = verdicts(summary, names, detector)
+    return found
+
+
 def stored_section() -> dict[str, Any]:
     """The committed JSON's ``daily`` section (empty when there is none)."""
     path = RESULTS / "detection_quality.json"
@@ -201,7 +236,7 @@ def main(jobs: int, quick: bool, rerun: list[str] | None = None) -> dict[str, An
             "matched_recall": "best recall among the sweep's operating points with false "
             "alerts per 100 clean checks <= the target (no interpolation)",
             "recall": "incidents with at least one alert on a labelled point / incidents",
-            "seeds": {"dev": DEV_SEED, "test": TEST_SEED},
+            "seeds": {"dev": DEV_SEED, "test": TEST_SEED, **DEV_DRAWS, **TEST_DRAWS},
             "real_series": {
                 s: sorted({r.source for r in load() if r.split == s}) for s in ("dev", "test")
             },
@@ -238,6 +273,10 @@ def main(jobs: int, quick: bool, rerun: list[str] | None = None) -> dict[str, An
         print_split(f"{split} ({len(data)} series)", summary, cheap)
         if split == "test":
             plot(found, cheap, "daily, 14-120 points, test split: recall vs false alerts")
+    if not quick:
+        section["held_out_draws"] = held_out_draws(
+            section["test"]["curves"], stored.get("held_out_draws", {}), replayed, cheap, jobs
+        )
     section["seconds"] = round(time.perf_counter() - started, 1)
     if rerun:
         section["replayed"] = replayed
