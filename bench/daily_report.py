@@ -179,32 +179,39 @@ def prophet_subsample(jobs: int) -> dict[str, Any]:
     }
 
 
-def held_out_draws(
-    test: dict[str, Any], stored: dict[str, Any], replayed: list[str], names: list[str], jobs: int
+def pooled_draws(
+    first: tuple[str, dict[str, Any]],
+    further: dict[str, int],
+    stored: dict[str, Any],
+    replayed: list[str],
+    names: list[str],
+    jobs: int,
 ) -> dict[str, Any]:
-    """``test`` and its further held-out draws (:data:`TEST_DRAWS`) pooled as one set of about
-    four times the incidents, with the targets on it: the JSON's ``held_out_draws``. The
-    further draws' own pooled curves are kept, so ``rerun`` replays only the specs it names."""
-    stale = [n for n in names if any("detected" not in r for rows in test.get(n, {}).values()
-                                     for r in rows)]  # fmt: skip
+    """A split (``first``: its name and curves) and its ``further`` draws pooled as one set of
+    about four times the incidents, with the targets on it: the JSON's ``dev_draws`` and
+    ``held_out_draws``. The further draws' own pooled curves are kept (``stored``), so
+    ``rerun`` replays only the specs it names."""
+    split, curves_of_first = first
+    stale = [n for n in names if any("detected" not in r for rows in curves_of_first.get(n, {})
+                                     .values() for r in rows)]  # fmt: skip
     if stale:  # curves of a run before the counts were kept: they cannot be pooled
-        print(f"held-out draws: left out (replay them to pool them): {', '.join(stale)}")
+        print(f"{split} draws: left out (replay them to pool them): {', '.join(stale)}")
         names = [n for n in names if n not in stale]
     kept = {n: c for n, c in stored.get("curves", {}).items() if n in names and n not in replayed}
     todo = [n for n in names if n not in kept]
     parts = []
-    for split in TEST_DRAWS if todo else ():
-        data = series(split)
-        parts.append(curves(run(split, todo, list(range(len(data))), jobs, SERIES_PER_FAMILY),
-                            split, SERIES_PER_FAMILY))  # fmt: skip
-    further = {**kept, **pooled(parts)}
-    summary = summarise(pooled([{n: test[n] for n in names if n in test}, further]), names)
-    title = f"test + {', '.join(TEST_DRAWS)} pooled"
-    print_split(title, summary, names)
+    for draw in further if todo else ():
+        data = series(draw)
+        parts.append(curves(run(draw, todo, list(range(len(data))), jobs, SERIES_PER_FAMILY),
+                            draw, SERIES_PER_FAMILY))  # fmt: skip
+    pooled_further = {**kept, **pooled(parts)}
+    first_part = {n: curves_of_first[n] for n in names if n in curves_of_first}
+    summary = summarise(pooled([first_part, pooled_further]), names)
+    print_split(f"{split} + {', '.join(further)} pooled", summary, names)
     found = {
-        "draws": ["test", *TEST_DRAWS],
-        "families": {s: describe(series(s)) for s in TEST_DRAWS},
-        "curves": further,
+        "draws": [split, *further],
+        "families": {d: describe(series(d)) for d in further},
+        "curves": pooled_further,
         "summary": summary,
     }
     for key, detector in (("verdict", DEFAULT), ("verdict_with_calendar", HOLIDAYS)):
@@ -274,9 +281,10 @@ def main(jobs: int, quick: bool, rerun: list[str] | None = None) -> dict[str, An
         if split == "test":
             plot(found, cheap, "daily, 14-120 points, test split: recall vs false alerts")
     if not quick:
-        section["held_out_draws"] = held_out_draws(
-            section["test"]["curves"], stored.get("held_out_draws", {}), replayed, cheap, jobs
-        )
+        for key, split, further in (("dev_draws", "dev", DEV_DRAWS),
+                                    ("held_out_draws", "test", TEST_DRAWS)):  # fmt: skip
+            section[key] = pooled_draws((split, section[split]["curves"]), further,
+                                        stored.get(key, {}), replayed, cheap, jobs)  # fmt: skip
     section["seconds"] = round(time.perf_counter() - started, 1)
     if rerun:
         section["replayed"] = replayed
