@@ -135,23 +135,9 @@ def evaluate(
     recall, fa_per_100, precision}}, "best_f1": ..., "best_peer_recall_at": {rate: (recall,
     peer)}, "best_peer_f1": (f1, peer)}}``.
     """
-    name = "candidate"
-    _EXTRA[name] = Spec(
-        factory, tuple(levels), {"default": default}, peer=False, label=lambda level: repr(level)
-    )
     per_family = SERIES_PER_FAMILY // 4 if quick else SERIES_PER_FAMILY
-    try:
-        result = measure(split, [name], jobs, per_family)
-    finally:
-        _EXTRA.pop(name)
-    table = result["summary"].get(name, {})
-    peers = best_peers(split, quick)
-    for family, row in table.items():
-        row.update(peers.get(family, {}))
-    if show:
-        print_candidate(table, split, quick, result["seconds"])
-        print_verdict(verdict(table))
-    return table
+    table, seconds = _candidate(factory, levels, default, [split], per_family, jobs)
+    return _next_to_peers(table, (split, quick), seconds, show)
 
 
 def across_draws(
@@ -166,20 +152,42 @@ def across_draws(
     incidents per generated family, not 50: a gain of 0.02 on ``dev`` alone is often one
     draw's noise), next to the best peer on the same pool (the committed results'
     ``daily.dev_draws``). Returns what ``evaluate`` returns."""
+    splits = ["dev", *DEV_DRAWS]
+    table, seconds = _candidate(factory, levels, default, splits, SERIES_PER_FAMILY, jobs)
+    return _next_to_peers(table, ("dev_draws", False), seconds, show)
+
+
+def _candidate(
+    factory: Callable[[Any], Any],
+    levels: Sequence[Any],
+    default: Any,
+    splits: list[str],
+    per_family: int,
+    jobs: int,
+) -> tuple[dict[str, Any], float]:
+    """The candidate's summary per family over ``splits`` pooled (one split: as measured), and
+    the seconds it took."""
     name, started = "candidate", time.perf_counter()
     _EXTRA[name] = Spec(
         factory, tuple(levels), {"default": default}, peer=False, label=lambda level: repr(level)
     )
     try:
-        parts = [measure(split, [name], jobs)["curves"] for split in ["dev", *DEV_DRAWS]]
+        parts = [measure(split, [name], jobs, per_family)["curves"] for split in splits]
         table = summarise(pooled(parts), [name]).get(name, {})
     finally:
         _EXTRA.pop(name)
-    peers = best_peers("dev_draws", False)
+    return table, time.perf_counter() - started
+
+
+def _next_to_peers(
+    table: dict[str, Any], peers_of: tuple[str, bool], seconds: float, show: bool
+) -> dict[str, Any]:
+    """``table`` with the best peer's cells of the committed results' ``peers_of`` (split,
+    quick), printed with the targets when ``show``."""
+    peers = best_peers(*peers_of)
     for family, row in table.items():
         row.update(peers.get(family, {}))
     if show:
-        print_candidate(table, f"dev + {', '.join(DEV_DRAWS)} pooled", False,
-                        time.perf_counter() - started)  # fmt: skip
+        print_candidate(table, *peers_of, seconds)
         print_verdict(verdict(table))
     return table

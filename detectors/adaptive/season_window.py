@@ -51,7 +51,7 @@ def recent_test(
     counts at 0.01: 0.45 of the rate)."""
     low, high, p = window_test(values, learn, cells, rate, side, nu)
     y, period, transforms, cycles = seasonal
-    weekly = cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
+    weekly = weekly_cells(cells, period, cycles)
     if not weekly.any():
         return low, high, p
     s_low, s_high, s_p, used = season_test(y, learn, weekly, period, rate, side, nu)
@@ -59,6 +59,14 @@ def recent_test(
     with np.errstate(invalid="ignore"):
         used &= (s_high - s_low) <= WEEKLY_WIDTH * (high - low)
     return np.where(used, s_low, low), np.where(used, s_high, high), np.where(used, s_p, p)
+
+
+def weekly_cells(
+    cells: BoolMatrix, period: NDArray[np.int64], cycles: tuple[int, ...]
+) -> BoolMatrix:
+    """The ``cells`` whose model's period is one of ``cycles`` short enough to leave the
+    window ``MIN_DIFFS`` seasonal differences."""
+    return cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
 
 
 def in_values(transforms: Transforms, band: FloatMatrix, used: BoolMatrix) -> FloatMatrix:
@@ -87,7 +95,7 @@ def weekly_recurrence(
     raised 0.22 of the rate."""
     values, period, transforms, cycles = seasonal
     low, high, floor = recurring
-    weekly = cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
+    weekly = weekly_cells(cells, period, cycles)
     if not weekly.any():
         return low, high, floor
     cut = rate / recurrence.SHARE
