@@ -350,20 +350,24 @@ class Adaptive(MatrixDetector):
             lower, upper, p = young_window.combine(lower, upper, p, first, recent,
                                                    (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
-        floors = recurrence.window_floor(values, learn, plain, self.false_alarm_rate, self.side)
-        *window, recurs = season_window.weekly_recurrence(learn, plain, self.false_alarm_rate,
-                                                          self.side, seasonal, floors)  # fmt: skip
-        lower, upper = recurrence.widen(lower, upper, (window[0], window[1]), domain)
+        # Every test's p-value is NaN outside the needed cells (stale ones are needed), so the
+        # verdicts are worked out on those cells only: a newest-point check has one per row.
+        cells = np.nonzero(needed)
+        at_plain = (offset == 0).all(axis=1)[cells[0]]  # the recurrence share's cells
+        at = (cells[0][at_plain], cells[1][at_plain])
+        floors = recurrence.window_cells(values, learn, at, self.false_alarm_rate, self.side)
+        *window, recurs = season_window.weekly_window(learn, at, self.false_alarm_rate,
+                                                      self.side, seasonal, floors)  # fmt: skip
+        recurrence.widen_at((lower, upper), at, (window[0], window[1]), domain)
         # A stale value is neither a drop nor a rise; a cumulative size's repeat is a stall.
         judged = plain & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate,
                                                  domain)  # fmt: skip
-        # Every test's p-value is NaN outside the needed cells (stale ones are needed), so the
-        # verdicts are worked out on those cells only: a newest-point check has one per row.
-        cells = np.nonzero(needed)
         pc = np.minimum(np.minimum(p[cells] / POINT_SHARE, p_lasting[cells] / persistence.SHARE),
                         np.minimum(p_stale[cells] / stuck.SHARE, 1.0))  # fmt: skip
-        pc = np.where(stale[cells], pc, np.maximum(pc, recurs[cells]))
+        floor = np.zeros(len(pc))
+        floor[at_plain] = recurs
+        pc = np.where(stale[cells], pc, np.maximum(pc, floor))
         codes, p, confidence = verdicts(values, (lower, upper), needed, stale, pc,
                                         self.false_alarm_rate, domain)  # fmt: skip
         aux = pack_aux(needed, fc.period, transforms, offset, days, (stale, run))

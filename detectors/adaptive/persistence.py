@@ -80,8 +80,12 @@ def cusum(z: FloatMatrix, informs: BoolMatrix, limit: float, sides: tuple[bool, 
 
     z = np.ascontiguousarray(z, dtype=np.float64)
     informs = np.ascontiguousarray(informs)
-    sums = Sums(np.zeros(z.shape), np.zeros(z.shape), np.full(z.shape, -np.inf),
-                np.full(z.shape, np.inf))  # fmt: skip
+    # The kernel writes every cell of a side it tracks: only the other side's are filled here.
+    low, high = sides
+    sums = Sums(np.empty(z.shape) if low else np.zeros(z.shape),
+                np.empty(z.shape) if high else np.zeros(z.shape),
+                np.empty(z.shape) if low else np.full(z.shape, -np.inf),
+                np.empty(z.shape) if high else np.full(z.shape, np.inf))  # fmt: skip
 
     def rows(part: slice) -> None:
         cusum_rows(z[part], informs[part], limit, sides[0], sides[1], *(a[part] for a in sums))

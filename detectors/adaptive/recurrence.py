@@ -52,24 +52,39 @@ def window_floor(
     shape = values.shape
     low, high = np.full(shape, np.nan), np.full(shape, np.nan)
     floor = np.zeros(shape)
-    rows, cols = np.nonzero(needed)
+    at = np.nonzero(needed)
+    low[at], high[at], floor[at] = window_cells(values, learn, at, rate, side)
+    return low, high, floor
+
+
+def window_cells(
+    values: FloatMatrix,
+    learn: BoolMatrix,
+    at: tuple[NDArray[np.intp], ...],
+    rate: float,
+    side: str,
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
+    """:func:`window_floor` of the cells ``at`` (rows, columns), one value per cell: a
+    newest-point check has one cell a row, and no matrix is filled for them."""
+    rows, cols = at
+    low, high = np.full(len(rows), np.nan), np.full(len(rows), np.nan)
     if len(rows) == 0:
-        return low, high, floor
+        return low, high, np.zeros(0)
     mean, sd, _, usable = window_moments(values, learn, rows, cols)
     both = side == "both"
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         z = (values[rows, cols] - mean) / sd
         tail = ndtr(-np.abs(z)) if both else (ndtr(z) if side == "lower" else ndtr(-z))
         p_z = np.minimum((2.0 if both else 1.0) * tail, 1.0)
-        floor[rows, cols] = np.where(usable & np.isfinite(z), SHARE * p_z, 0.0)
+        floor = np.where(usable & np.isfinite(z), SHARE * p_z, 0.0)
         cut = rate / SHARE / (2.0 if both else 1.0)
         if cut >= 0.5:  # the z-score band at that rate is empty
             return low, high, floor
         reach = ndtri(1.0 - cut) * sd
         if side != "upper":
-            low[rows, cols] = np.where(usable, mean - reach, np.nan)
+            low = np.where(usable, mean - reach, np.nan)
         if side != "lower":
-            high[rows, cols] = np.where(usable, mean + reach, np.nan)
+            high = np.where(usable, mean + reach, np.nan)
     return low, high, floor
 
 
@@ -120,3 +135,20 @@ def widen(
     lower = np.where(stretched, np.clip(np.fmin(lower, low), *domain), lower)
     upper = np.where(stretched, np.clip(np.fmax(upper, high), *domain), upper)
     return lower, upper
+
+
+def widen_at(
+    band: tuple[FloatMatrix, FloatMatrix],
+    at: tuple[NDArray[np.intp], ...],
+    window: tuple[FloatMatrix, FloatMatrix],
+    domain: tuple[float, float],
+) -> None:
+    """:func:`widen` in place, with the window's band given at the cells ``at`` only (one
+    value per cell; the band is NaN at every other cell)."""
+    low, high = window
+    stretched = np.isfinite(low) | np.isfinite(high)
+    if not stretched.any():
+        return
+    (lower, upper), some = band, (at[0][stretched], at[1][stretched])
+    lower[some] = np.clip(np.fmin(lower[some], low[stretched]), *domain)
+    upper[some] = np.clip(np.fmax(upper[some], high[stretched]), *domain)

@@ -57,11 +57,30 @@ def open_rows(
     once one of them did, so that which rows share the identity pass, fixed by their first
     points, does not depend on values to come."""
     magnitudes = np.flatnonzero((transforms.kinds == Transform.LOG) & ~transforms.counts & ~skip)
-    wide = wide_so_far(x[magnitudes])
-    some = wide.any(axis=1)
+    x = x if len(magnitudes) == len(x) else x[magnitudes]
+    some = ever_wide(x)  # (most often none: no matrix of running extremes then)
     if together and some.any():
-        return magnitudes, wide
-    return magnitudes[some], wide[some]
+        return magnitudes, wide_so_far(x)
+    return magnitudes[some], wide_so_far(x[some])
+
+
+def ever_wide(x: FloatMatrix) -> NDArray[np.bool_]:
+    """Per row, whether :func:`wide_so_far` holds at some cell: at its last, since a range
+    that has widened stays wide (a row with ``-inf``, whose range is then no longer finite,
+    is checked cell by cell).
+
+    >>> ever_wide(np.array([[1.0, np.nan, 3.0, 9.0], [1.0, 5.0, 1.0, np.nan]])).tolist()
+    [False, True]
+    """
+    before = x[:, :-1]
+    seen = ~np.isnan(before)
+    low = np.min(before, axis=1, initial=np.inf, where=seen)
+    high = np.max(before, axis=1, initial=-np.inf, where=seen)
+    with np.errstate(invalid="ignore"):
+        wide = np.isfinite(low) & ((low <= 0) | (high > SPREAD * low))
+    odd = np.flatnonzero(low == -np.inf)
+    wide[odd] = wide_so_far(x[odd]).any(axis=1)
+    return wide
 
 
 def log_density(

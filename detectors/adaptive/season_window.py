@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from detectors.adaptive import recurrence
 from detectors.adaptive.transform import Transforms
-from detectors.adaptive.young_window import WINDOW, student_band, window_test
+from detectors.adaptive.young_window import WINDOW, student_cells, window_test
 
 FloatMatrix = NDArray[np.float64]
 BoolMatrix = NDArray[np.bool_]
@@ -66,7 +66,14 @@ def weekly_cells(
 ) -> BoolMatrix:
     """The ``cells`` whose model's period is one of ``cycles`` short enough to leave the
     window ``MIN_DIFFS`` seasonal differences."""
-    return cells & np.isin(period, [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS])
+    weekly = np.zeros(cells.shape, bool)
+    at = np.nonzero(cells)
+    weekly[at] = np.isin(period[at], _short(cycles))  # (read on the cells only)
+    return weekly
+
+
+def _short(cycles: tuple[int, ...]) -> list[int]:
+    return [c for c in cycles if 2 <= c <= WINDOW - MIN_DIFFS]
 
 
 def in_values(transforms: Transforms, band: FloatMatrix, used: BoolMatrix) -> FloatMatrix:
@@ -93,19 +100,39 @@ def weekly_recurrence(
     recurrence.SHARE`` and the floor ``SHARE * p``. Two weekends in a window of 14 days made
     its normal as wide as the weekly profile: daily row counts after 30 points at 0.0001
     raised 0.22 of the rate."""
+    low, high, floor = (part.copy() for part in recurring)
+    at = np.nonzero(cells)
+    found = weekly_window(learn, at, rate, side, seasonal, (low[at], high[at], floor[at]))
+    low[at], high[at], floor[at] = found
+    return low, high, floor
+
+
+def weekly_window(
+    learn: BoolMatrix,
+    at: tuple[NDArray[np.intp], ...],
+    rate: float,
+    side: str,
+    seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
+    recurring: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
+    """:func:`weekly_recurrence` of the cells ``at`` (rows, columns), ``recurring`` and the
+    result one value per cell (``recurrence.window_cells``)."""
     values, period, transforms, cycles = seasonal
-    low, high, floor = recurring
-    weekly = weekly_cells(cells, period, cycles)
+    low, high, floor = (part.copy() for part in recurring)
+    weekly = np.isin(period[at], _short(cycles))
     if not weekly.any():
         return low, high, floor
     cut = rate / recurrence.SHARE
     banded = cut / (2.0 if side == "both" else 1.0) < 0.5  # else the band is empty
-    normal = np.full(values.shape, np.inf)  # the window's normal, as ``recurrence`` has it
-    s_low, s_high, s_p, used = season_test(values, learn, weekly, period, min(cut, 0.5), side,
-                                           normal)  # fmt: skip
-    low = np.where(used, in_values(transforms, s_low, used) if banded else np.nan, low)
-    high = np.where(used, in_values(transforms, s_high, used) if banded else np.nan, high)
-    return low, high, np.where(used, recurrence.SHARE * s_p, floor)
+    some = (at[0][weekly], at[1][weekly])
+    normal = np.full(len(some[0]), np.inf)  # the window's normal, as ``recurrence`` has it
+    s_low, s_high, s_p, used = season_cells(values, learn, some, period, min(cut, 0.5), side,
+                                            normal)  # fmt: skip
+    into, back = np.flatnonzero(weekly)[used], transforms.take(some[0][used])
+    low[into] = back.inverse(s_low[used]) if banded else np.nan
+    high[into] = back.inverse(s_high[used]) if banded else np.nan
+    floor[into] = recurrence.SHARE * s_p[used]
+    return low, high, floor
 
 
 def season_test(
@@ -136,15 +163,33 @@ def season_test(
     shape = y.shape
     low, high, p = np.full(shape, np.nan), np.full(shape, np.nan), np.ones(shape)
     used = np.zeros(shape, bool)
-    rows, cols = np.nonzero(cells)
+    at = np.nonzero(cells)
+    found = season_cells(y, learn, at, period, rate, side, None if nu is None else nu[at])
+    low[at], high[at], p[at], used[at] = found
+    return low, high, p, used
+
+
+def season_cells(
+    y: FloatMatrix,
+    learn: BoolMatrix,
+    at: tuple[NDArray[np.intp], ...],
+    period: NDArray[np.int64],
+    rate: float,
+    side: str,
+    nu: FloatMatrix | None = None,
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix, NDArray[np.bool_]]:
+    """:func:`season_test` of the cells ``at`` (rows, columns), one value per cell (``nu``:
+    per cell too): their band (NaN where the test did not count), p-value (1 there) and
+    whether it counted."""
+    rows, cols = at
     lag = period[rows, cols]
     seen = learn & np.isfinite(y)
-    at = cols[:, None] + np.arange(-WINDOW, 0)[None, :]  # the window's columns
-    back = at - lag[:, None]
-    inside = (back >= 0) & (at - cols[:, None] >= lag[:, None] - WINDOW)
-    at, back = np.maximum(at, 0), np.maximum(back, 0)
-    both_seen = inside & seen[rows[:, None], at] & seen[rows[:, None], back]
-    diffs = np.where(both_seen, y[rows[:, None], at] - y[rows[:, None], back], np.nan)
+    window = cols[:, None] + np.arange(-WINDOW, 0)[None, :]  # the window's columns
+    back = window - lag[:, None]
+    inside = (back >= 0) & (window - cols[:, None] >= lag[:, None] - WINDOW)
+    window, back = np.maximum(window, 0), np.maximum(back, 0)
+    both_seen = inside & seen[rows[:, None], window] & seen[rows[:, None], back]
+    diffs = np.where(both_seen, y[rows[:, None], window] - y[rows[:, None], back], np.nan)
     n = both_seen.sum(axis=1).astype(np.float64)
     base_at = np.maximum(cols - lag, 0)
     usable = (n >= MIN_DIFFS) & (cols >= lag) & seen[rows, base_at]
@@ -155,7 +200,6 @@ def season_test(
         centre = y[rows, base_at] + np.nanmean(diffs, axis=1)
         spread = sd * np.sqrt(1.0 + 2.0 / n)
     usable &= np.isfinite(y[rows, cols])
-    student_band((low, high, p), (rows, cols), y[rows, cols], (centre, spread, n - 1.0),
-                 usable, (rate, side, nu))  # fmt: skip
-    used[rows, cols] = usable
-    return low, high, p, used
+    low, high, p = student_cells(y[rows, cols], (centre, spread, n - 1.0), usable,
+                                 (rate, side, nu))  # fmt: skip
+    return low, high, p, usable

@@ -81,10 +81,10 @@ def pooled_floor(
             continue
         own_scale = scale if len(rows) == groups else scale[rows]
         own_count = count if len(rows) == groups else count[rows]
-        if aligned:  # (every column asked, as a newest-point check asks: no copy)
-            every = len(picked) == width
-            taken = (own_scale, own_count) if every else (own_scale[:, picked],
-                                                          own_count[:, picked])  # fmt: skip
+        if aligned:  # (a run of columns, as a newest-point check asks: a view, no copy)
+            run = len(picked) and picked[-1] - picked[0] + 1 == len(picked)
+            at = slice(picked[0], picked[-1] + 1) if run else picked
+            taken = (own_scale[:, at], own_count[:, at])
         else:
             source = picked[None, :] - shift[rows, None]
             inside = (source >= 0) & (source < width)

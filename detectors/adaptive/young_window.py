@@ -95,15 +95,32 @@ def student_band(
     usable: BoolMatrix,
     test: tuple[float, str, FloatMatrix | None],
 ) -> None:
-    """Fill ``out`` (low, high, p) at the cells ``at`` from a Student-t predictive (``centre,
-    spread, sample_df``) of ``value``, where ``usable``: the band at ``rate`` on ``side`` and
-    the value's p-value. The tails are as heavy as the model's prior gives a young series'
-    errors (or ``nu`` where the rows judged together told it), combined with the sample's
-    degrees of freedom as ``tails`` combines them (normal tails: t(3) noise 2.7x the rate)."""
-    (low, high, p), (rows, cols) = out, at
+    """Fill ``out`` (low, high, p) at the cells ``at`` with :func:`student_cells` (``nu``, if
+    any, a matrix read at those cells); a side ``side`` leaves open is left as it is."""
+    (low, high, p), (rows, cols), (rate, side, nu) = out, at, test
+    some = None if nu is None else nu[rows, cols]
+    low_at, high_at, p[rows, cols] = student_cells(value, predictive, usable, (rate, side, some))
+    if side != "upper":
+        low[rows, cols] = low_at
+    if side != "lower":
+        high[rows, cols] = high_at
+
+
+def student_cells(
+    value: FloatMatrix,
+    predictive: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
+    usable: BoolMatrix,
+    test: tuple[float, str, FloatMatrix | None],
+) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
+    """Per cell, from a Student-t predictive (``centre, spread, sample_df``) of ``value``,
+    where ``usable``: the band at ``rate`` on ``side`` (NaN elsewhere, and on a side ``side``
+    leaves open) and the value's p-value (1 elsewhere). The tails are as heavy as the model's
+    prior gives a young series' errors (or ``nu``, per cell, where the rows judged together
+    told it), combined with the sample's degrees of freedom as ``tails`` combines them
+    (normal tails: t(3) noise 2.7x the rate)."""
     (centre, spread, sample_df), (rate, side, nu) = predictive, test
-    heavy = PRIOR_NU if nu is None else np.where(np.isnan(nu[rows, cols]), PRIOR_NU,
-                                                 nu[rows, cols])  # fmt: skip
+    heavy = PRIOR_NU if nu is None else np.where(np.isnan(nu), PRIOR_NU, nu)
+    low, high = np.full(len(value), np.nan), np.full(len(value), np.nan)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         df = 1.0 / (1.0 / heavy + 1.0 / np.maximum(sample_df, 1.0))
         t = (value - centre) / spread
@@ -111,12 +128,13 @@ def student_band(
         both = side == "both"
         tail = 2.0 * np.minimum(upper_tail, lower_tail) if both else (
             lower_tail if side == "lower" else upper_tail)  # fmt: skip
-        p[rows, cols] = np.where(usable & np.isfinite(t), np.minimum(tail, 1.0), 1.0)
+        p = np.where(usable & np.isfinite(t), np.minimum(tail, 1.0), 1.0)
         reach = stdtrit(df, 1.0 - (rate / 2.0 if both else rate)) * spread
         if side != "upper":
-            low[rows, cols] = np.where(usable, centre - reach, np.nan)
+            low = np.where(usable, centre - reach, np.nan)
         if side != "lower":
-            high[rows, cols] = np.where(usable, centre + reach, np.nan)
+            high = np.where(usable, centre + reach, np.nan)
+    return low, high, p
 
 
 def young_cells(

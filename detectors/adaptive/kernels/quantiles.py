@@ -37,9 +37,19 @@ def positive_quantiles(
     >>> positive_quantiles(scale, np.full((4, 2), 3), 3, 2, (0.5, 0.75)).tolist()
     [[2.5, 3.5], [3.25, 4.25]]
     """
+    from detectors.adaptive.kernels import by_rows
+
     q = np.asarray(quantiles, dtype=np.float64)
-    scale = np.asarray(scale, dtype=np.float64)
-    return _positive_quantiles(scale, np.asarray(count, dtype=np.int64), min_count, min_values, q)
+    scale, count = np.asarray(scale, dtype=np.float64), np.asarray(count, dtype=np.int64)
+    out = np.empty((len(q), scale.shape[1]))
+
+    def part(columns: slice) -> None:
+        out[:, columns] = _positive_quantiles(scale[:, columns], count[:, columns], min_count,
+                                              min_values, q)  # fmt: skip
+
+    # Each column's quantiles are its own: threads share out the columns (by_rows' "rows").
+    by_rows(part, scale.shape[1], scale.size)
+    return out
 
 
 @njit(cache=True, nogil=True)
