@@ -85,13 +85,16 @@ def value_band(
     the forecast (the point test's half-width, or less where a lasting change was building),
     widened to the minimum practical change (``min_change``: absolute, relative), in value
     units (plus ``offset``: the previous value of a cumulative series); ``side`` ``"upper"`` /
-    ``"lower"`` leaves the other side open."""
+    ``"lower"`` leaves the other side open. ``below``/``above`` may also be given one value per
+    needed cell (row-major order)."""
     cells = np.nonzero(needed)
+    if below.ndim == 2:
+        below, above = below[cells], above[cells]
     rows = transforms.take(cells[0])
     forecast, scale, shift = fc.forecast[cells], fc.scale[cells], offset[cells]
     with np.errstate(invalid="ignore"):
-        low_y = forecast - below[cells] * scale
-        high_y = forecast + above[cells] * scale
+        low_y = forecast - below * scale
+        high_y = forecast + above * scale
     if side == "upper":
         low_y = np.full(low_y.shape, -np.inf)
     if side == "lower":

@@ -338,21 +338,21 @@ class Adaptive(MatrixDetector):
             recent, recent_whole = (season_window.recent_test(values, learn, first, r, self.side,
                                                              nu, seasonal)
                                     for r in (rate / 2, rate))  # fmt: skip
-        sums, p_lasting = persistence.lasting_change(z, learnt, needed, self.side,
-                                                     self.false_alarm_rate)  # fmt: skip
+        sums = persistence.lasting_sums(z, learnt, self.side, self.false_alarm_rate)
         sums = holiday_days.off_sums(sums, days)  # a holiday never adds to a lasting change
-        lower, upper = value_band(fc, np.minimum(-sums.z_low, k), np.minimum(sums.z_high, k),
-                                  transforms, needed, offset, self.side, changes)  # fmt: skip
-        reach = limits.observed_reach(values, learn, needed, domain)
+        # Every test's p-value is NaN outside the needed cells (stale ones are needed), so the
+        # verdicts are worked out on those cells only: a newest-point check has one per row.
+        cells = np.nonzero(needed)
+        lower, upper = value_band(fc, np.minimum(-sums.z_low[cells], k[cells]),
+                                  np.minimum(sums.z_high[cells], k[cells]), transforms, needed,
+                                  offset, self.side, changes)  # fmt: skip
+        reach = limits.observed_reach_at(values, learn, cells, domain)
         if first.any():
             whole = value_band(fc, np.minimum(-sums.z_low, k_whole), np.minimum(sums.z_high,
                                k_whole), transforms, first, offset, self.side, changes)  # fmt: skip
             lower, upper, p = young_window.combine(lower, upper, p, first, recent,
                                                    (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
-        # Every test's p-value is NaN outside the needed cells (stale ones are needed), so the
-        # verdicts are worked out on those cells only: a newest-point check has one per row.
-        cells = np.nonzero(needed)
         at_plain = (offset == 0).all(axis=1)[cells[0]]  # the recurrence share's cells
         at = (cells[0][at_plain], cells[1][at_plain])
         floors = recurrence.window_cells(values, learn, at, self.false_alarm_rate, self.side)
@@ -363,7 +363,8 @@ class Adaptive(MatrixDetector):
         judged = plain & np.bool_(self.side == "both")
         stale, p_stale, run = stuck.stale_points(values, learn, judged, self.false_alarm_rate,
                                                  domain)  # fmt: skip
-        pc = np.minimum(np.minimum(p[cells] / POINT_SHARE, p_lasting[cells] / persistence.SHARE),
+        lasting = persistence.lasting_p(sums, cells, self.side)
+        pc = np.minimum(np.minimum(p[cells] / POINT_SHARE, lasting / persistence.SHARE),
                         np.minimum(p_stale[cells] / stuck.SHARE, 1.0))  # fmt: skip
         floor = np.zeros(len(pc))
         floor[at_plain] = recurs

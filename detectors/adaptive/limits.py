@@ -78,13 +78,28 @@ def observed_reach(
     >>> float(low[0, 3]), round(float(high[0, 3]), 3)
     (0.0, 1.0)
     """
-    from detectors.adaptive.kernels.extremes import extremes_through
-
     low = np.full(values.shape, np.nan)
     high = np.full(values.shape, np.nan)
-    if values.shape[1] < 2 or not needed.any():
+    at = np.nonzero(needed)
+    low[at], high[at] = observed_reach_at(values, learn, at, domain)
+    return low, high
+
+
+def observed_reach_at(
+    values: FloatMatrix,
+    learn: BoolMatrix,
+    at: tuple[NDArray[np.intp], ...],
+    domain: Domain = UNBOUNDED,
+) -> tuple[FloatMatrix, FloatMatrix]:
+    """:func:`observed_reach` of the cells ``at`` (rows, columns in row-major order), one
+    value per cell: a newest-point check has one cell a row."""
+    from detectors.adaptive.kernels.extremes import extremes_through
+
+    low, high = np.full(len(at[0]), np.nan), np.full(len(at[0]), np.nan)
+    later = at[1] >= 1  # (a first point has nothing before it)
+    if values.shape[1] < 2 or not later.any():
         return low, high
-    rows, cols = np.nonzero(needed[:, 1:])
+    rows, cols = at[0][later], at[1][later] - 1
     # The learnt values' extremes before each cell (one pass along each row).
     plain = np.ascontiguousarray(values, dtype=np.float64)
     below, above = extremes_through(plain, np.ascontiguousarray(learn, dtype=np.bool_), rows, cols)
@@ -96,11 +111,11 @@ def observed_reach(
         span = np.where(span > 0, span, np.fmax(np.abs(below), np.abs(above)))
         span = np.where(span > 0, span, 1.0)
         reach = np.minimum(RANGE_REACH * span, FINITE)
-        low[rows, cols + 1] = np.clip(below - reach, -FINITE, FINITE)
-        high[rows, cols + 1] = np.clip(above + reach, -FINITE, FINITE)
+        low[later] = np.clip(below - reach, -FINITE, FINITE)
+        high[later] = np.clip(above + reach, -FINITE, FINITE)
     if angular:
-        low[rows, cols + 1] = from_angle(low[rows, cols + 1], domain)
-        high[rows, cols + 1] = from_angle(high[rows, cols + 1], domain)
+        low[later] = from_angle(low[later], domain)
+        high[later] = from_angle(high[later], domain)
     return low, high
 
 
@@ -136,9 +151,10 @@ def sane_band(
     in_place: bool = False,
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """``lower``/``upper`` of the ``needed`` cells cut to ``reach`` (from
-    :func:`observed_reach`) and to ``domain``; a side ``side`` leaves open stays open (at the
-    domain's bound, if it has one). ``in_place``: the cut cells are written into ``lower`` and
-    ``upper`` (a caller that has no more use for them saves two copies of the matrix).
+    :func:`observed_reach`, or :func:`observed_reach_at` of those cells) and to ``domain``; a
+    side ``side`` leaves open stays open (at the domain's bound, if it has one). ``in_place``:
+    the cut cells are written into ``lower`` and ``upper`` (a caller that has no more use for
+    them saves two copies of the matrix).
 
     >>> values, every = np.array([[100.0, 110, 90, 105]]), np.ones((1, 4), bool)
     >>> needed = np.array([[False, False, True, True]])
@@ -149,7 +165,7 @@ def sane_band(
     ([0.0, 0.0], [210.0, 310.0])
     """
     cells = np.nonzero(needed)
-    floor, ceiling = reach[0][cells], reach[1][cells]
+    floor, ceiling = reach if reach[0].ndim == 1 else (reach[0][cells], reach[1][cells])
     with np.errstate(invalid="ignore"):
         low = np.clip(np.fmax(lower[cells], floor), floor, ceiling)
         high = np.clip(np.fmin(upper[cells], ceiling), floor, ceiling)

@@ -63,13 +63,26 @@ def lasting_change(
     """The CUSUMs of lasting changes on ``side`` (``"both"``, ``"lower"``, ``"upper"``; with
     the errors each point could have had without crossing) spending ``SHARE`` of ``rate``, and
     the p-values of the ``needed`` cells."""
+    sums = lasting_sums(z, informs, side, rate)
+    p = np.full(z.shape, np.nan)
+    p[needed] = lasting_p(sums, needed, side)
+    return sums, p
+
+
+def lasting_sums(z: FloatMatrix, informs: BoolMatrix, side: str, rate: float) -> Sums:
+    """:func:`lasting_change`'s CUSUMs (no p-values)."""
     sides = (side != "upper", side != "lower")
     share = SHARE * rate / (2 if all(sides) else 1)
-    sums = cusum(z, informs, threshold(share), sides)
-    p = np.full(z.shape, np.nan)
-    height = np.maximum(sums.below[needed], sums.above[needed])
-    p[needed] = p_value(height) * (2 if all(sides) else 1)
-    return sums, p
+    return cusum(z, informs, threshold(share), sides)
+
+
+def lasting_p(
+    sums: Sums, at: BoolMatrix | tuple[NDArray[np.intp], ...], side: str
+) -> FloatMatrix:
+    """:func:`lasting_change`'s p-values of the cells ``at`` (a mask, or indices in row-major
+    order), one per cell: a newest-point check has one cell a row."""
+    height = np.maximum(sums.below[at], sums.above[at])
+    return p_value(height) * (2 if side != "upper" and side != "lower" else 1)
 
 
 def cusum(z: FloatMatrix, informs: BoolMatrix, limit: float, sides: tuple[bool, bool]) -> Sums:
