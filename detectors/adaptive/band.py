@@ -30,19 +30,36 @@ def point_test(
     pooled across rows; and for those cells the tail heaviness of that predictive's heavy side
     (its ``pooling.POOLED_LEVEL`` quantile of ``nu``; NaN elsewhere), which the young window
     borrows."""
+    p, k, heaviness = point_tests(z, fc, informs, informs_early, needed, (rate,), side,
+                                  share_tails)  # fmt: skip
+    return p, k[0], heaviness
+
+
+def point_tests(
+    z: FloatMatrix,
+    fc: Forecasts,
+    informs: NDArray[np.bool_],
+    informs_early: NDArray[np.bool_],
+    needed: NDArray[np.bool_],
+    rates: tuple[float, ...],
+    side: str,
+    share_tails: bool,
+) -> tuple[FloatMatrix, list[FloatMatrix], FloatMatrix]:
+    """:func:`point_test` with the half-widths at each of ``rates``: the tails are learnt
+    once (a young cell is judged at half the rate and at the whole rate)."""
     limit, decay = SETTINGS.limit, SETTINGS.decay
     p = np.full(z.shape, np.nan)
-    k = np.full(z.shape, np.nan)
+    k = [np.full(z.shape, np.nan) for _ in rates]
     heaviness = np.full(z.shape, np.nan)
     if not needed.any():
         return p, k, heaviness
     cells = np.nonzero(needed)
     count = fc.count[cells]
     pooled = (pooling.peers(cells) >= pooling.PREDICTIVE_ROWS) & np.bool_(share_tails)
-    one_side = rate if side != "both" else rate / 2
+    one_side = [rate if side != "both" else rate / 2 for rate in rates]
     toward = np.abs(z[cells]) if side == "both" else (z if side == "upper" else -z)[cells]
     a = np.abs(toward)
-    pc, kc = np.zeros(len(a)), np.zeros(len(a))
+    pc, kc = np.zeros(len(a)), [np.zeros(len(a)) for _ in rates]
     if not pooled.all():  # (the plug-in pools by age over all cells: it sees them all)
         earlier = tails.earlier_log_likelihoods(np.where(informs, z, np.nan), fc.count, cells,
                                                 limit, decay)  # fmt: skip
@@ -51,7 +68,7 @@ def point_test(
         else:
             nu = tails.plug_in(tails.posterior(earlier))
         pc = tails.tail_probability(a, nu, count, limit, decay)
-        kc = tails.quantile(one_side, nu, count, limit, decay)
+        kc = [tails.quantile(r, nu, count, limit, decay) for r in one_side]
     if pooled.any():
         # Many rows of one age: every earlier error of theirs (also those of a young model)
         # says how heavy the tails are, and the band is the posterior predictive.
@@ -62,12 +79,14 @@ def point_test(
         # (the normal member's far tail as a scale of few errors really gives it: tails_scale)
         pc[pooled] = tails.mixture_tail(a[pooled], weights, count[pooled], limit, decay,
                                         matched=True)  # fmt: skip
-        kc[pooled] = tails.mixture_quantile(one_side, weights, count[pooled], limit, decay,
-                                            matched=True)  # fmt: skip
+        for r, found in zip(one_side, kc, strict=True):
+            found[pooled] = tails.mixture_quantile(r, weights, count[pooled], limit, decay,
+                                                   matched=True)  # fmt: skip
         # The young window's tails: the predictive's heavy side, as a pooled plug-in reads it
         heaviness[some] = np.array(tails.NU)[tails.plug_in(weights, pooling.POOLED_LEVEL)]
     p[cells] = np.minimum(2.0 * pc, 1.0) if side == "both" else np.where(toward >= 0, pc, 1 - pc)
-    k[cells] = kc
+    for whole, found in zip(k, kc, strict=True):
+        whole[cells] = found
     return p, k, heaviness
 
 

@@ -25,7 +25,7 @@ from detectors.adaptive import (
     young,
     young_window,
 )
-from detectors.adaptive.band import point_test, value_band
+from detectors.adaptive.band import point_tests, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.judged import Judged, describe_anomaly, pack_aux, splice, verdicts
 from detectors.adaptive.kernels import at_least_before, standardised
@@ -326,15 +326,18 @@ class Adaptive(MatrixDetector):
         informs = moved & fc.settled & (fc.count >= tails.SETTLED)
         rate = self.false_alarm_rate * POINT_SHARE
         early = moved & (fc.count >= young.MIN_ERRORS)
-        p, k, nu = point_test(z, fc, informs, early, needed, rate, self.side, self.share_tails)
         plain = needed & (offset == 0).all(axis=1, keepdims=True)
         first = young_window.young_cells(needed & ~days, fc.count, plain, daily)  # model and window
+        # Young cells are judged at half the rate too: one pass learns the tails for both (on
+        # every needed cell, so rows judged together pool the same way at either rate).
+        rates = (rate, rate / 2) if first.any() else (rate,)
+        p, ks, nu = point_tests(z, fc, informs, early, needed, rates, self.side, self.share_tails)
+        k = ks[0]
         seasonal, changes = (y, fc.period, transforms, cycles), (self.min_absolute_change,
                                                                  self.min_relative_change)
-        if first.any():  # (the same cells as above, so rows judged together pool the same way)
+        if first.any():
             k_whole = k.copy()
-            k[first] = point_test(z, fc, informs, early, needed, rate / 2, self.side,
-                                  self.share_tails)[1][first]  # fmt: skip
+            k[first] = ks[1][first]
             recent, recent_whole = (season_window.recent_test(values, learn, first, r, self.side,
                                                              nu, seasonal)
                                     for r in (rate / 2, rate))  # fmt: skip

@@ -195,7 +195,7 @@ def _floor(
     x, transforms = (y, None) if units is None else units
     last, step, repeats = grain_state(np.ascontiguousarray(x, dtype=np.float64), usable)
     whole = np.zeros(y.shape, bool)
-    if transforms is not None:
+    if transforms is not None and transforms.counts.any():
         # A count moves by whole units, whether or not it has repeated yet: twelve flights a
         # day for a week, then eleven, is one unit, not an infinitely unlikely change, and a
         # small count whose second week repeats its first to the unit (8, 12, 9, 12) has not

@@ -112,6 +112,9 @@ class Transforms:
         kinds, zone = self._rows(x)
         out = np.array(x, dtype=np.float64, copy=True)
         with np.errstate(invalid="ignore", over="ignore"):
+            if (self.kinds == Transform.LOG).all():  # (magnitudes alone: no masks to gather by)
+                column = (2 * self.zone).reshape((-1, *([1] * (out.ndim - 1))))
+                return np.arcsinh(np.divide(out, column, out=out), out=out)
             log = kinds == Transform.LOG
             out[log] = np.arcsinh(x[log] / (2 * zone[log]))
             root = kinds == Transform.SQRT

@@ -143,7 +143,11 @@ def young_cells(
     """The cells both tests judge: needed, the model on fewer than ``YOUNG_ERRORS`` ``errors``, a
     ``plain`` row (not a cumulative size's increments), and points a day or more apart
     (``daily``: fourteen sub-daily points do not span their daily cycle)."""
-    return needed & (errors < YOUNG_ERRORS) & plain & np.bool_(daily)
+    young = np.zeros(needed.shape, bool)
+    if daily:  # (read on the needed cells only: a newest-point check has one a row)
+        at = np.nonzero(needed)
+        young[at] = (errors[at] < YOUNG_ERRORS) & plain[at]
+    return young
 
 
 def combine(
