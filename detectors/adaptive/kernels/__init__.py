@@ -47,8 +47,14 @@ def at_least_before(learn: BoolMatrix, least: int) -> BoolMatrix:
 
 
 def standardised(*arrays: FloatMatrix) -> tuple[FloatMatrix, ...]:
-    """:func:`detectors.adaptive.kernels.scaled_errors.standardised` (numba loaded on first
-    use)."""
+    """:func:`detectors.adaptive.kernels.scaled_errors.standardised` of ``arrays`` (numba
+    loaded on first use): its four matrices, the rows split across threads."""
     from detectors.adaptive.kernels.scaled_errors import standardised as kernel
 
-    return kernel(*arrays)
+    out = tuple(np.empty(arrays[0].shape) for _ in range(4))
+
+    def run(part: slice) -> None:
+        kernel(*(a[part] for a in arrays), *(o[part] for o in out))
+
+    by_rows(run, len(arrays[0]), arrays[0].size)
+    return out

@@ -20,14 +20,16 @@ def standardised(
     scale: FloatMatrix,
     lowest: FloatArray,
     floor: FloatMatrix,
-) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix, FloatMatrix]:
-    """Per cell: the ``forecast`` raised to its row's ``lowest`` forecast (``np.maximum``:
-    NaN if either is), the error of ``y`` from it (NaN where ``error`` is: no error to judge),
-    the finite ``scale`` raised to ``floor`` (``np.fmax``), and the error in scales ``z`` (0
-    where the error is 0, however small the scale)."""
+    raised: FloatMatrix,
+    errors: FloatMatrix,
+    scales: FloatMatrix,
+    z: FloatMatrix,
+) -> None:
+    """Per cell, written into the last four: the ``forecast`` raised to its row's ``lowest``
+    forecast (``np.maximum``: NaN if either is), the error of ``y`` from it (NaN where
+    ``error`` is: no error to judge), the finite ``scale`` raised to ``floor`` (``np.fmax``),
+    and the error in scales ``z`` (0 where the error is 0, however small the scale)."""
     rows, steps = y.shape
-    raised, errors = np.empty((rows, steps)), np.empty((rows, steps))
-    scales, z = np.empty((rows, steps)), np.empty((rows, steps))
     for g in range(rows):
         low = lowest[g]
         for t in range(steps):
@@ -40,4 +42,3 @@ def standardised(
                 s = s if math.isnan(bound) or s >= bound else bound
             raised[g, t], errors[g, t], scales[g, t] = f, e, s
             z[g, t] = 0.0 if e == 0 else e / s
-    return raised, errors, scales, z

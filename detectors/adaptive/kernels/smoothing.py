@@ -27,14 +27,27 @@ not decide the season."""
 TINY = 1e-300
 
 
-@njit(cache=True, nogil=True)
 def grain_state(x: FloatMatrix, usable: BoolMatrix) -> tuple[FloatMatrix, FloatMatrix, IntMatrix]:
     """Per cell, before the point: the last usable value, the smallest step the series made
-    away from a value it had just repeated, and how many repeats it has made."""
+    away from a value it had just repeated, and how many repeats it has made (the rows split
+    across threads)."""
+    from detectors.adaptive.kernels import by_rows
+
+    last, step_away, repeats = np.empty(x.shape), np.empty(x.shape), np.empty(x.shape, np.int64)
+
+    def rows(part: slice) -> None:
+        _grain_state(x[part], usable[part], last[part], step_away[part], repeats[part])
+
+    by_rows(rows, len(x), x.size)
+    return last, step_away, repeats
+
+
+@njit(cache=True, nogil=True)
+def _grain_state(
+    x: FloatMatrix, usable: BoolMatrix, last: FloatMatrix, step_away: FloatMatrix,
+    repeats: IntMatrix,
+) -> None:  # fmt: skip
     groups, steps = x.shape
-    last = np.full((groups, steps), np.nan)
-    step_away = np.full((groups, steps), np.inf)
-    repeats = np.zeros((groups, steps), dtype=np.int64)
     for g in range(groups):
         previous, smallest, count, repeated = np.nan, np.inf, 0, False
         for t in range(steps):
@@ -48,7 +61,6 @@ def grain_state(x: FloatMatrix, usable: BoolMatrix) -> tuple[FloatMatrix, FloatM
             if repeated:
                 count += 1
             previous = value
-    return last, step_away, repeats
 
 
 @njit(cache=True, nogil=True)
