@@ -76,9 +76,7 @@ def lasting_sums(z: FloatMatrix, informs: BoolMatrix, side: str, rate: float) ->
     return cusum(z, informs, threshold(share), sides)
 
 
-def lasting_p(
-    sums: Sums, at: BoolMatrix | tuple[NDArray[np.intp], ...], side: str
-) -> FloatMatrix:
+def lasting_p(sums: Sums, at: BoolMatrix | tuple[NDArray[np.intp], ...], side: str) -> FloatMatrix:
     """:func:`lasting_change`'s p-values of the cells ``at`` (a mask, or indices in row-major
     order), one per cell: a newest-point check has one cell a row."""
     height = np.maximum(sums.below[at], sums.above[at])
