@@ -141,9 +141,9 @@ def _group(item: pytest.Item, smoke: bool) -> str:
     fixture is then built once, not once per worker and again each time a worker came back to
     the module (on the full run 100 of 2,013 s of tests were such repeated set-ups).
     """
-    if page := doc_page_of(item):
-        return page
-    return "spark smoke" if smoke else item.nodeid.split("::")[0]
+    if smoke:
+        return "spark smoke"
+    return doc_page_of(item) or item.nodeid.split("::")[0]
 
 
 def _longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
