@@ -109,12 +109,13 @@ pytest_collect_file = collect_page
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects on the marks added here
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark tests ``slow``, ``spark`` and ``fast`` (tests/fast_lane.py says which), and start
-    the longest first.
+    """Mark tests ``slow``, ``spark`` and ``fast`` (tests/fast_lane.py says which), group them
+    for pytest-xdist, and start the longest first.
 
     Fault injection (frozen servers, full disks, kills) waits out timeouts by design: it is
     slow too. The fast lane (``-m fast``, README) is chosen in tests/fast_lane.py.
     """
+    lane = "fast" in (config.getoption("markexpr", "") or "")
     collected: list[fast_lane.Collected] = []
     for item in items:
         if item.get_closest_marker("faults") and not item.get_closest_marker("slow"):
@@ -125,12 +126,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fast = fast_lane.selected(item.nodeid, uses_spark, item.get_closest_marker("slow"))
         if fast:
             item.add_marker(pytest.mark.fast)
-        if fast and uses_spark:  # on one worker: the lane starts one JVM, not one per worker
-            item.add_marker(pytest.mark.xdist_group("spark smoke"))
-        elif page := doc_page_of(item):  # a page's blocks share its namespace: one worker
-            item.add_marker(pytest.mark.xdist_group(page))
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(_group(item, lane and fast and uses_spark)))
         collected.append(fast_lane.Collected(item.nodeid, uses_spark, fast))
     config.stash[fast_lane.COLLECTED] = collected
-    # pytest-xdist hands tests out in this order (a worker asks for more as it runs dry): the
-    # long ones first, so that no worker starts a minute-long test while the other is done.
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    items[:] = _longest_first(items)
+
+
+def _group(item: pytest.Item, smoke: bool) -> str:
+    """The tests one xdist worker runs together, in collection order, with `item`.
+
+    A page's blocks share its namespace. The fast lane's Spark tests share one JVM (in the full
+    run both workers start one anyway). Every other test goes with its module: a module-scoped
+    fixture is then built once, not once per worker and again each time a worker came back to
+    the module (on the full run 100 of 2,013 s of tests were such repeated set-ups).
+    """
+    if smoke:
+        return "spark smoke"
+    return doc_page_of(item) or item.nodeid.split("::")[0]
+
+
+def _longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """`items`, each group's together, groups with a ``slow`` test first, then the pages'.
+
+    pytest-xdist hands groups out in this order (``--no-loadscope-reorder`` in pyproject.toml:
+    its default puts groups of many tests first, minute-long single tests last): a worker asks
+    for more as it runs dry, so no worker starts a minute-long test while the other is done.
+    """
+    rank: dict[str, int] = {}
+    for item in items:
+        group = _group_of(item)
+        kind = 0 if item.get_closest_marker("slow") else 1 if doc_page_of(item) else 2
+        rank[group] = min(rank.get(group, kind), kind)
+    order = {group: n for n, group in enumerate(rank)}  # first seen, first handed out
+    return sorted(items, key=lambda item: (rank[g := _group_of(item)], order[g]))
+
+
+def _group_of(item: pytest.Item) -> str:
+    marker = item.get_closest_marker("xdist_group")
+    return str(marker.args[0]) if marker and marker.args else item.nodeid

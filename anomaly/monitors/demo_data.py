@@ -172,10 +172,19 @@ def write_as_of(table: pd.DataFrame, day: int, directory: Path) -> int:
     for old in directory.glob("*.parquet"):
         old.unlink()
     shown = as_of(table, day)
-    days = (shown["event_time"].dt.floor("D") - pd.Timestamp(START, tz=UTC)).dt.days
+    days = (shown["event_time"].dt.floor("D") - pd.Timestamp(START, tz=UTC)).dt.days.to_numpy()
+    # Converted to Arrow once, then cut into days: converting each day's rows apart took two
+    # thirds of the demo's 15 s of writing (782 small conversions). The rows are in time order;
+    # were they not, a stable sort puts them in the order a groupby by day would give.
+    if np.any(np.diff(days) < 0):
+        order = np.argsort(days, kind="stable")
+        shown, days = shown.iloc[order], days[order]
     schema = pa.Schema.from_pandas(shown, preserve_index=False)
+    whole = pa.Table.from_pandas(shown, schema=schema, preserve_index=False)
     options = {"coerce_timestamps": "us", "allow_truncated_timestamps": True}
     with pq.ParquetWriter(directory / f"orders-{day:02d}.parquet", schema, **options) as out:
-        for _, rows in shown.groupby(days.to_numpy(), sort=True):
-            out.write_table(pa.Table.from_pandas(rows, schema=schema, preserve_index=False))
+        start = 0
+        for rows in np.unique(days, return_counts=True)[1]:
+            out.write_table(whole.slice(start, rows))
+            start += rows
     return len(shown)

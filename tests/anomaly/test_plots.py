@@ -4,6 +4,7 @@ annotated points."""
 from __future__ import annotations
 
 import math
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,11 +20,25 @@ from repository import AnomalyVerdict, MetricRecord, MetricsRepository, ResultKe
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> MetricsRepository:
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """20 days of Size(*) for three countries; FR drops on the last day. Verdicts: insufficient
     history for 5 days, then a band (one-sided for JP), FR's last day an anomaly."""
-    repo = MetricsRepository(tmp_path / "metrics.duckdb")
+    path = tmp_path_factory.mktemp("plots") / "metrics.duckdb"
+    with MetricsRepository(path) as repo:
+        _save_days(repo)
+    return path
+
+
+@pytest.fixture
+def repo(stored: Path, tmp_path: Path) -> MetricsRepository:
+    """A copy of `stored` of the test's own (a test annotates it): the 20 saves, 1-2 s, once a
+    module."""
+    shutil.copyfile(stored, tmp_path / "metrics.duckdb")
+    return MetricsRepository(tmp_path / "metrics.duckdb")
+
+
+def _save_days(repo: MetricsRepository) -> None:
     for d in range(20):
         key = ResultKey(datetime(2026, 3, 1, tzinfo=UTC) + timedelta(days=d), {"scan": "daily"})
         records, verdicts = [], []
@@ -39,7 +54,6 @@ def repo(tmp_path: Path) -> MetricsRepository:
             verdicts.append(AnomalyVerdict("Size(*)", status, "RobustMAD", value, lower, upper,
                                            history_length=d, group=group))  # fmt: skip
         repo.save(key, records, verdicts=verdicts)
-    return repo
 
 
 def height(path: Path) -> int:

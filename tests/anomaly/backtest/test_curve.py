@@ -11,7 +11,7 @@ from anomaly.backtest.curve import Point, matched, operating_curve, sweep
 from anomaly.errors import ConfigurationError
 from detectors import Adaptive, OnlineNormal, RelativeRateOfChange, RobustMAD
 from repository import MetricsRepository
-from tests.anomaly.backtest.test_repository import repo_path, run_cli  # noqa: F401
+from tests.anomaly.backtest.test_repository import repo_path, run_cli, stored  # noqa: F401
 
 POINTS = [Point(1e-2, 1.2, 0.9, 0.5), Point(1e-3, 0.4, 0.6, 0.6), Point(1e-5, 0.08, 0.3, 0.4)]
 
