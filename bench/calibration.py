@@ -29,10 +29,11 @@ from the 7th point, the ratio measured on the first 30 points and on the points 
 
 At 0.0001 the first 30 points of 8,000 series hold about 184,000 checks: about 18 false alerts
 are expected, so a ratio there moves by 0.05 per alert (with 4,000 series one draw gave 3 of 9.2
-on normal noise where 8,000 gave 12 of 18.4: cells that small swing with the draw). The second table gives the counts and
-each ratio's exact 95% Poisson interval (a false alert per check is rare, so the count is
-Poisson), and a verdict: within 2x (the interval inside 0.5-2), outside (the interval wholly
-outside it) or open (the interval reaches across a limit: more series would tell).
+on normal noise where 8,000 gave 12 of 18.4: cells that small swing with the draw). The second
+table gives the counts and each ratio's exact 95% Poisson interval (a false alert per check is
+rare, so the count is Poisson), and a verdict: within 2x (the interval inside 0.5-2), outside
+(the interval wholly outside it) or open (the interval reaches across a limit: more series
+would tell).
 """
 
 from __future__ import annotations
