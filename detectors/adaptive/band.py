@@ -18,35 +18,19 @@ def point_test(
     informs: NDArray[np.bool_],
     informs_early: NDArray[np.bool_],
     needed: NDArray[np.bool_],
-    rate: float,
+    rates: tuple[float, ...],
     side: str,
     share_tails: bool,
-) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
-    """p-values and band half-widths (in scales) of the ``needed`` cells for single points
-    flagged at ``rate`` (both sides together unless ``side`` is one of them), each judged with
+) -> tuple[FloatMatrix, list[FloatMatrix], FloatMatrix]:
+    """p-values, and band half-widths (in scales) at each of ``rates``, of the ``needed`` cells
+    for single points (both sides together unless ``side`` is one of them), each judged with
     the tails its row's earlier ``informs`` errors (and, ``share_tails``, the other rows')
     make likely; cells with ``pooling.PREDICTIVE_ROWS`` peers or more (``share_tails``) are
     judged with the posterior predictive of their ``informs_early`` errors under the prior
     pooled across rows; and for those cells the tail heaviness of that predictive's heavy side
     (its ``pooling.POOLED_LEVEL`` quantile of ``nu``; NaN elsewhere), which the young window
-    borrows."""
-    p, k, heaviness = point_tests(z, fc, informs, informs_early, needed, (rate,), side,
-                                  share_tails)  # fmt: skip
-    return p, k[0], heaviness
-
-
-def point_tests(
-    z: FloatMatrix,
-    fc: Forecasts,
-    informs: NDArray[np.bool_],
-    informs_early: NDArray[np.bool_],
-    needed: NDArray[np.bool_],
-    rates: tuple[float, ...],
-    side: str,
-    share_tails: bool,
-) -> tuple[FloatMatrix, list[FloatMatrix], FloatMatrix]:
-    """:func:`point_test` with the half-widths at each of ``rates``: the tails are learnt
-    once (a young cell is judged at half the rate and at the whole rate)."""
+    borrows. The tails are learnt once for every rate (a young cell is judged at half the rate
+    and at the whole rate)."""
     limit, decay = SETTINGS.limit, SETTINGS.decay
     p = np.full(z.shape, np.nan)
     k = [np.full(z.shape, np.nan) for _ in rates]

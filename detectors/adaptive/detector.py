@@ -25,7 +25,7 @@ from detectors.adaptive import (
     young,
     young_window,
 )
-from detectors.adaptive.band import point_tests, value_band
+from detectors.adaptive.band import point_test, value_band
 from detectors.adaptive.cumulative import cumulative_rows, previous_values, repaired_offsets
 from detectors.adaptive.judged import Judged, describe_anomaly, pack_aux, splice, verdicts
 from detectors.adaptive.kernels import at_least_before, standardised
@@ -331,7 +331,7 @@ class Adaptive(MatrixDetector):
         # Young cells are judged at half the rate too: one pass learns the tails for both (on
         # every needed cell, so rows judged together pool the same way at either rate).
         rates = (rate, rate / 2) if first.any() else (rate,)
-        p, ks, nu = point_tests(z, fc, informs, early, needed, rates, self.side, self.share_tails)
+        p, ks, nu = point_test(z, fc, informs, early, needed, rates, self.side, self.share_tails)
         k = ks[0]
         seasonal, changes = (y, fc.period, transforms, cycles), (self.min_absolute_change,
                                                                  self.min_relative_change)

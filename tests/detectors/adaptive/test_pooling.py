@@ -138,9 +138,9 @@ def test_shared_tails_never_narrow_the_point_band_law(seed: int, df: float, rate
     fc = SimpleNamespace(count=count)
     cells = np.ones(z.shape, bool)
     cells[:, :5] = False
-    shared = point_test(z, fc, cells, cells, cells, rate, "both", True)  # type: ignore[arg-type]
-    alone = point_test(z, fc, cells, cells, cells, rate, "both", False)  # type: ignore[arg-type]
-    assert (shared[1][cells] >= alone[1][cells]).all()
+    shared = point_test(z, fc, cells, cells, cells, (rate,), "both", True)  # type: ignore[arg-type]
+    alone = point_test(z, fc, cells, cells, cells, (rate,), "both", False)  # type: ignore[arg-type]
+    assert (shared[1][0][cells] >= alone[1][0][cells]).all()
 
 
 def test_a_replay_pools_only_what_had_been_seen_by_then() -> None:

@@ -141,7 +141,7 @@ def test_rows_judged_together_read_their_window_with_the_predictives_heavy_side(
     fc = SimpleNamespace(count=np.broadcast_to(np.arange(30), z.shape).copy())
     cells = np.ones(z.shape, bool)
     cells[:, :5] = False
-    nu = point_test(z, fc, cells, cells, cells, 1e-4, "both", True)[2]  # type: ignore[arg-type]
+    nu = point_test(z, fc, cells, cells, cells, (1e-4,), "both", True)[2]  # type: ignore[arg-type]
     early = tails.earlier_log_likelihoods(np.where(cells, z, np.nan), fc.count,
                                           np.nonzero(cells), 4.0, 0.97)  # fmt: skip
     weights = pooling.predictive_weights(early, np.nonzero(cells))
