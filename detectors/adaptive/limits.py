@@ -66,33 +66,22 @@ def check_domain(value: object) -> Domain:
     return numbers[0], numbers[1]
 
 
-def observed_reach(
-    values: FloatMatrix, learn: BoolMatrix, needed: BoolMatrix, domain: Domain = UNBOUNDED
-) -> tuple[FloatMatrix, FloatMatrix]:
-    """Per ``needed`` cell, the lowest and highest value a band there may reach:
-    ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN elsewhere); on a
-    domain bounded on both sides, ranges on its angular scale (:func:`to_angle`).
-
-    >>> every, needed = np.ones((1, 4), bool), np.array([[False, False, False, True]])
-    >>> low, high = observed_reach(np.array([[0.0, 0.01, 0.02, 0.0]]), every, needed, (0, 1))
-    >>> float(low[0, 3]), round(float(high[0, 3]), 3)
-    (0.0, 1.0)
-    """
-    low = np.full(values.shape, np.nan)
-    high = np.full(values.shape, np.nan)
-    at = np.nonzero(needed)
-    low[at], high[at] = observed_reach_at(values, learn, at, domain)
-    return low, high
-
-
 def observed_reach_at(
     values: FloatMatrix,
     learn: BoolMatrix,
     at: tuple[NDArray[np.intp], ...],
     domain: Domain = UNBOUNDED,
 ) -> tuple[FloatMatrix, FloatMatrix]:
-    """:func:`observed_reach` of the cells ``at`` (rows, columns in row-major order), one
-    value per cell: a newest-point check has one cell a row."""
+    """Per cell of ``at`` (rows, columns in row-major order; one value per cell: a
+    newest-point check has one cell a row), the lowest and highest value a band there may
+    reach: ``RANGE_REACH`` ranges of the learnt values before it beyond them (NaN for a first
+    point); on a domain bounded on both sides, ranges on its angular scale (:func:`to_angle`).
+
+    >>> every, at = np.ones((1, 4), bool), (np.array([0]), np.array([3]))
+    >>> low, high = observed_reach_at(np.array([[0.0, 0.01, 0.02, 0.0]]), every, at, (0, 1))
+    >>> float(low[0]), round(float(high[0]), 3)
+    (0.0, 1.0)
+    """
     from detectors.adaptive.kernels.extremes import extremes_through
 
     low, high = np.full(len(at[0]), np.nan), np.full(len(at[0]), np.nan)
@@ -151,21 +140,21 @@ def sane_band(
     in_place: bool = False,
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """``lower``/``upper`` of the ``needed`` cells cut to ``reach`` (from
-    :func:`observed_reach`, or :func:`observed_reach_at` of those cells) and to ``domain``; a
+    :func:`observed_reach_at` of those cells) and to ``domain``; a
     side ``side`` leaves open stays open (at the domain's bound, if it has one). ``in_place``:
     the cut cells are written into ``lower`` and ``upper`` (a caller that has no more use for
     them saves two copies of the matrix).
 
     >>> values, every = np.array([[100.0, 110, 90, 105]]), np.ones((1, 4), bool)
     >>> needed = np.array([[False, False, True, True]])
+    >>> reach = observed_reach_at(values, every, np.nonzero(needed))
     >>> low, high = sane_band(np.array([[0, 0, -1e230, -50]]), np.array([[0, 0, 4e231, 5e6]]),
-    ...                       observed_reach(values, every, needed), needed, (0, math.inf),
-    ...                       "both")
+    ...                       reach, needed, (0, math.inf), "both")
     >>> low[0, 2:].tolist(), high[0, 2:].tolist()
     ([0.0, 0.0], [210.0, 310.0])
     """
     cells = np.nonzero(needed)
-    floor, ceiling = reach if reach[0].ndim == 1 else (reach[0][cells], reach[1][cells])
+    floor, ceiling = reach
     with np.errstate(invalid="ignore"):
         low = np.clip(np.fmax(lower[cells], floor), floor, ceiling)
         high = np.clip(np.fmin(upper[cells], ceiling), floor, ceiling)

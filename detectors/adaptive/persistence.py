@@ -57,28 +57,17 @@ class Sums(NamedTuple):
     z_high: FloatMatrix
 
 
-def lasting_change(
-    z: FloatMatrix, informs: BoolMatrix, needed: BoolMatrix, side: str, rate: float
-) -> tuple[Sums, FloatMatrix]:
-    """The CUSUMs of lasting changes on ``side`` (``"both"``, ``"lower"``, ``"upper"``; with
-    the errors each point could have had without crossing) spending ``SHARE`` of ``rate``, and
-    the p-values of the ``needed`` cells."""
-    sums = lasting_sums(z, informs, side, rate)
-    p = np.full(z.shape, np.nan)
-    p[needed] = lasting_p(sums, needed, side)
-    return sums, p
-
-
 def lasting_sums(z: FloatMatrix, informs: BoolMatrix, side: str, rate: float) -> Sums:
-    """:func:`lasting_change`'s CUSUMs (no p-values)."""
+    """The CUSUMs of lasting changes on ``side`` (``"both"``, ``"lower"``, ``"upper"``; with
+    the errors each point could have had without crossing) spending ``SHARE`` of ``rate``."""
     sides = (side != "upper", side != "lower")
     share = SHARE * rate / (2 if all(sides) else 1)
     return cusum(z, informs, threshold(share), sides)
 
 
 def lasting_p(sums: Sums, at: BoolMatrix | tuple[NDArray[np.intp], ...], side: str) -> FloatMatrix:
-    """:func:`lasting_change`'s p-values of the cells ``at`` (a mask, or indices in row-major
-    order), one per cell: a newest-point check has one cell a row."""
+    """The lasting changes' p-values (:func:`lasting_sums`) of the cells ``at`` (a mask, or
+    indices in row-major order), one per cell: a newest-point check has one cell a row."""
     height = np.maximum(sums.below[at], sums.above[at])
     return p_value(height) * (2 if side != "upper" and side != "lower" else 1)
 

@@ -121,30 +121,15 @@ def _windows(
     return np.where(inside & learn[rows[:, None], at] & np.isfinite(before), before, np.nan)
 
 
-def widen(
-    lower: FloatMatrix,
-    upper: FloatMatrix,
-    window: tuple[FloatMatrix, FloatMatrix],
-    domain: tuple[float, float],
-) -> tuple[FloatMatrix, FloatMatrix]:
-    """The band stretched over the window's band (where it has one), within ``domain``."""
-    low, high = window
-    stretched = np.isfinite(low) | np.isfinite(high)
-    if not stretched.any():  # at the default rate and above: no window band anywhere
-        return lower, upper
-    lower = np.where(stretched, np.clip(np.fmin(lower, low), *domain), lower)
-    upper = np.where(stretched, np.clip(np.fmax(upper, high), *domain), upper)
-    return lower, upper
-
-
 def widen_at(
     band: tuple[FloatMatrix, FloatMatrix],
     at: tuple[NDArray[np.intp], ...],
     window: tuple[FloatMatrix, FloatMatrix],
     domain: tuple[float, float],
 ) -> None:
-    """:func:`widen` in place, with the window's band given at the cells ``at`` only (one
-    value per cell; the band is NaN at every other cell)."""
+    """The band (``lower``, ``upper``), in place, stretched over the window's band where it has
+    one, within ``domain``; the window's band is given at the cells ``at`` only (one value per
+    cell)."""
     low, high = window
     stretched = np.isfinite(low) | np.isfinite(high)
     if not stretched.any():

@@ -85,8 +85,9 @@ def test_windows_gathered_for_the_judged_cells_only_change_nothing(
     assert equal(recurrence._windows(values, learn, rows, cols), every[rows, cols])
     with np.errstate(all="ignore"):
         low, high, _ = recurrence.window_floor(values, learn, needed, rate, side)
-    band = (np.full(values.shape, 1.0), np.full(values.shape, 2.0))
-    widened = recurrence.widen(*band, (low, high), (0.0, np.inf))
+    widened = (np.full(values.shape, 1.0), np.full(values.shape, 2.0))
+    at = np.nonzero(needed)
+    recurrence.widen_at(widened, at, (low[at], high[at]), (0.0, np.inf))
     stretched = np.isfinite(low) | np.isfinite(high)
     assert equal(widened[0], np.where(stretched, np.clip(np.fmin(1.0, low), 0.0, np.inf), 1.0))
     assert equal(widened[1], np.where(stretched, np.clip(np.fmax(2.0, high), 0.0, np.inf), 2.0))
@@ -113,7 +114,9 @@ def test_lasting_change_p_values_of_the_needed_cells_only_change_nothing(
 ) -> None:
     values, learn, needed = case
     z = (values - 100.0) / 10.0
-    sums, p = persistence.lasting_change(z, learn, needed, "both", 0.001)
+    sums = persistence.lasting_sums(z, learn, "both", 0.001)
+    p = np.full(z.shape, np.nan)
+    p[needed] = persistence.lasting_p(sums, needed, "both")
     height = np.maximum(sums.below, sums.above)
     assert equal(p, np.where(needed, persistence.p_value(height) * 2, np.nan))
 
