@@ -84,15 +84,13 @@ def value_band(
     side: str,
     min_change: tuple[float, float],
 ) -> tuple[FloatMatrix, FloatMatrix]:
-    """The band each ``needed`` point was judged against: ``below``/``above`` scales around
-    the forecast (the point test's half-width, or less where a lasting change was building),
-    widened to the minimum practical change (``min_change``: absolute, relative), in value
-    units (plus ``offset``: the previous value of a cumulative series); ``side`` ``"upper"`` /
-    ``"lower"`` leaves the other side open. ``below``/``above`` may also be given one value per
-    needed cell (row-major order)."""
+    """The band each ``needed`` point was judged against: ``below``/``above`` scales (one
+    value per needed cell, in row-major order) around the forecast (the point test's
+    half-width, or less where a lasting change was building), widened to the minimum practical
+    change (``min_change``: absolute, relative), in value units (plus ``offset``: the previous
+    value of a cumulative series); ``side`` ``"upper"`` / ``"lower"`` leaves the other side
+    open."""
     cells = np.nonzero(needed)
-    if below.ndim == 2:
-        below, above = below[cells], above[cells]
     rows = transforms.take(cells[0])
     forecast, scale, shift = fc.forecast[cells], fc.scale[cells], offset[cells]
     with np.errstate(invalid="ignore"):

@@ -336,8 +336,7 @@ class Adaptive(MatrixDetector):
         seasonal, changes = (y, fc.period, transforms, cycles), (self.min_absolute_change,
                                                                  self.min_relative_change)
         if first.any():
-            k_whole = k.copy()
-            k[first] = ks[1][first]
+            k = np.where(first, ks[1], ks[0])
             recent, recent_whole = (season_window.recent_test(values, learn, first, r, self.side,
                                                              nu, seasonal)
                                     for r in (rate / 2, rate))  # fmt: skip
@@ -351,12 +350,14 @@ class Adaptive(MatrixDetector):
                                   offset, self.side, changes)  # fmt: skip
         reach = limits.observed_reach_at(values, learn, cells, domain)
         if first.any():
-            whole = value_band(fc, np.minimum(-sums.z_low, k_whole), np.minimum(sums.z_high,
-                               k_whole), transforms, first, offset, self.side, changes)  # fmt: skip
+            at_young = np.nonzero(first)
+            whole = value_band(fc, np.minimum(-sums.z_low[at_young], ks[0][at_young]),
+                               np.minimum(sums.z_high[at_young], ks[0][at_young]), transforms,
+                               first, offset, self.side, changes)  # fmt: skip
             lower, upper, p = young_window.combine(lower, upper, p, first, recent,
                                                    (*whole, *recent_whole[:2]))  # fmt: skip
         lower, upper = limits.sane_band(lower, upper, reach, needed, domain, self.side, True)
-        at_plain = (offset == 0).all(axis=1)[cells[0]]  # the recurrence share's cells
+        at_plain = plain[cells]  # the recurrence share's cells
         at = (cells[0][at_plain], cells[1][at_plain])
         floors = recurrence.window_cells(values, learn, at, self.false_alarm_rate, self.side)
         *window, recurs = season_window.weekly_window(learn, at, self.false_alarm_rate,
@@ -369,9 +370,9 @@ class Adaptive(MatrixDetector):
         lasting = persistence.lasting_p(sums, cells, self.side)
         pc = np.minimum(np.minimum(p[cells] / POINT_SHARE, lasting / persistence.SHARE),
                         np.minimum(p_stale[cells] / stuck.SHARE, 1.0))  # fmt: skip
-        floor = np.zeros(len(pc))
-        floor[at_plain] = recurs
-        pc = np.where(stale[cells], pc, np.maximum(pc, floor))
+        recurring = np.zeros(len(pc))
+        recurring[at_plain] = recurs
+        pc = np.where(stale[cells], pc, np.maximum(pc, recurring))
         codes, p, confidence = verdicts(values, (lower, upper), needed, stale, pc,
                                         self.false_alarm_rate, domain)  # fmt: skip
         aux = pack_aux(needed, fc.period, transforms, offset, days, (stale, run))

@@ -140,10 +140,10 @@ def sane_band(
     in_place: bool = False,
 ) -> tuple[FloatMatrix, FloatMatrix]:
     """``lower``/``upper`` of the ``needed`` cells cut to ``reach`` (from
-    :func:`observed_reach_at` of those cells) and to ``domain``; a
-    side ``side`` leaves open stays open (at the domain's bound, if it has one). ``in_place``:
-    the cut cells are written into ``lower`` and ``upper`` (a caller that has no more use for
-    them saves two copies of the matrix).
+    :func:`observed_reach_at` of those cells) and to ``domain``; a side ``side`` leaves open
+    stays open (at the domain's bound, if it has one). ``in_place``: the cut cells are written
+    into ``lower`` and ``upper`` (a caller that has no more use for them saves two copies of
+    the matrix).
 
     >>> values, every = np.array([[100.0, 110, 90, 105]]), np.ones((1, 4), bool)
     >>> needed = np.array([[False, False, True, True]])

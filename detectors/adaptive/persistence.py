@@ -69,7 +69,7 @@ def lasting_p(sums: Sums, at: BoolMatrix | tuple[NDArray[np.intp], ...], side: s
     """The lasting changes' p-values (:func:`lasting_sums`) of the cells ``at`` (a mask, or
     indices in row-major order), one per cell: a newest-point check has one cell a row."""
     height = np.maximum(sums.below[at], sums.above[at])
-    return p_value(height) * (2 if side != "upper" and side != "lower" else 1)
+    return p_value(height) * (2 if side == "both" else 1)
 
 
 def cusum(z: FloatMatrix, informs: BoolMatrix, limit: float, sides: tuple[bool, bool]) -> Sums:

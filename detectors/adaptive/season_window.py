@@ -8,7 +8,7 @@ read the seasonal differences of the same 14 days (``season_test``) instead:
   their band is clearly narrower than the plain window's (``WEEKLY_WIDTH``): on noise a model
   may pick as weekly, 7 differences judge worse than 14 values (a clean day of the monitors
   demo was flagged without that condition);
-- the recurrence share (``weekly_recurrence``, the normal of :mod:`detectors.adaptive.recurrence`).
+- the recurrence share (``weekly_window``, the normal of :mod:`detectors.adaptive.recurrence`).
 
 A series judged alone keeps the plain windows (on the daily benchmark's development draws,
 where each series is judged alone, the seasonal differences lowered F1 0.630 -> 0.626).
@@ -44,7 +44,7 @@ def recent_test(
     seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
     """The young window's test (``young_window.window_test``), or, on cells of rows judged
-    together whose model is weekly (``seasonal`` as in ``weekly_recurrence``), the
+    together whose model is weekly (``seasonal`` as in ``weekly_window``), the
     ``season_test`` of the same 14 days where its band is at most ``WEEKLY_WIDTH`` of the
     window's. A window of 14 days holds two weekends, so on a weekly row its spread is the
     profile's: half of the young points' rate went unspent (first 30 points of daily row
@@ -85,28 +85,6 @@ def in_values(transforms: Transforms, band: FloatMatrix, used: BoolMatrix) -> Fl
     return out
 
 
-def weekly_recurrence(
-    learn: BoolMatrix,
-    cells: BoolMatrix,
-    rate: float,
-    side: str,
-    seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
-    recurring: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
-) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
-    """``recurrence.window_floor``'s band and p-value floor (``recurring``) with, on ``cells``
-    of rows judged together whose model is weekly (``seasonal``: the values on the model's
-    scale, each cell's period, the rows' transforms, the cycles of ``settling.cycles``), the
-    last 14 days' seasonal differences for the window's normal: the band at ``rate /
-    recurrence.SHARE`` and the floor ``SHARE * p``. Two weekends in a window of 14 days made
-    its normal as wide as the weekly profile: daily row counts after 30 points at 0.0001
-    raised 0.22 of the rate."""
-    low, high, floor = (part.copy() for part in recurring)
-    at = np.nonzero(cells)
-    found = weekly_window(learn, at, rate, side, seasonal, (low[at], high[at], floor[at]))
-    low[at], high[at], floor[at] = found
-    return low, high, floor
-
-
 def weekly_window(
     learn: BoolMatrix,
     at: tuple[NDArray[np.intp], ...],
@@ -115,8 +93,13 @@ def weekly_window(
     seasonal: tuple[FloatMatrix, NDArray[np.int64], Transforms, tuple[int, ...]],
     recurring: tuple[FloatMatrix, FloatMatrix, FloatMatrix],
 ) -> tuple[FloatMatrix, FloatMatrix, FloatMatrix]:
-    """:func:`weekly_recurrence` of the cells ``at`` (rows, columns), ``recurring`` and the
-    result one value per cell (``recurrence.window_cells``)."""
+    """``recurrence.window_cells``' band and p-value floor of the cells ``at`` (rows, columns;
+    ``recurring``, one value per cell) with, on cells of rows judged together whose model is
+    weekly (``seasonal``: the values on the model's scale, each cell's period, the rows'
+    transforms, the cycles of ``settling.cycles``), the last 14 days' seasonal differences for
+    the window's normal: the band at ``rate / recurrence.SHARE`` and the floor ``SHARE * p``.
+    Two weekends in a window of 14 days made its normal as wide as the weekly profile: daily
+    row counts after 30 points at 0.0001 raised 0.22 of the rate."""
     values, period, transforms, cycles = seasonal
     low, high, floor = (part.copy() for part in recurring)
     weekly = np.isin(period[at], _short(cycles))

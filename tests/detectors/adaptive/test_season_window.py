@@ -8,7 +8,7 @@ import pytest
 
 from detectors import Adaptive
 from detectors.adaptive import recurrence, season_window
-from detectors.adaptive.season_window import recent_test, season_test, weekly_recurrence
+from detectors.adaptive.season_window import recent_test, season_test, weekly_window
 from detectors.adaptive.transform import Transforms
 from detectors.adaptive.young_window import window_test
 from detectors.evaluation import ANOMALY
@@ -94,11 +94,12 @@ def test_the_recurrence_window_of_weekly_rows_judged_together_is_their_differenc
     learn = np.ones(x.shape, bool)
     cells = np.zeros(x.shape, bool)
     cells[0, 16:] = True
-    plain = recurrence.window_floor(x, learn, cells, 1e-4, "both")
+    at = np.nonzero(cells)
+    plain = recurrence.window_cells(x, learn, at, 1e-4, "both")
     transforms = Transforms.choose(x)
     seasonal = (transforms.forward(x), np.full(x.shape, 7), transforms, cycles)
-    low, high, floor = weekly_recurrence(learn, cells, 1e-4, "both", seasonal, plain)
-    assert ((high - low)[cells] < (plain[1] - plain[0])[cells]).all() == narrower
-    assert (floor[cells] == plain[2][cells]).all() != narrower
-    empty = weekly_recurrence(learn, cells, 1e-2, "both", seasonal, plain)  # 0.01 / SHARE >= 1
-    assert np.isnan(empty[0][cells]).all() == narrower
+    low, high, floor = weekly_window(learn, at, 1e-4, "both", seasonal, plain)
+    assert ((high - low) < (plain[1] - plain[0])).all() == narrower
+    assert (floor == plain[2]).all() != narrower
+    empty = weekly_window(learn, at, 1e-2, "both", seasonal, plain)  # 0.01 / SHARE >= 1
+    assert np.isnan(empty[0]).all() == narrower
